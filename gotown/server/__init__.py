@@ -1,0 +1,32 @@
+"""The web table: a FastAPI server with a plain HTML/CSS/JS front end.
+
+``run()`` is what ``gotown serve`` calls. Importing this package does no work.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["run"]
+
+
+def run(
+    host: str = "127.0.0.1", port: int = 8000, database_url: str | None = None, reload: bool = False
+) -> None:
+    """Serve the web table with uvicorn until interrupted.
+
+    The database is ``database_url``, else ``GOTOWN_DATABASE_URL``, else the SQLite file
+    ``gotown.sqlite3`` in the current directory.
+    """
+    import uvicorn
+
+    if database_url:
+        os.environ["GOTOWN_DATABASE_URL"] = database_url
+    uvicorn.run(
+        "gotown.server.app:create_app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        reload=reload,
+        log_level="info",
+    )

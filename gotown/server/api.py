@@ -1,0 +1,266 @@
+"""HTTP and WebSocket routes: thin, they parse, call the service, and shape the answer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Annotated, Any
+
+import segno
+from fastapi import APIRouter, Depends, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import Response
+
+from . import schemas
+from .service import GameService, ServiceError, bot_levels
+
+router = APIRouter(prefix="/api")
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": schemas.ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429)
+}
+
+OPTION_CHOICES: dict[str, Any] = {
+    "win_floors": [5, 4],
+    "first_player": ["random", 0, 1, 2, 3],
+    "dog_placement": ["own", "any"],
+    "dogs_per_floor": [1, "unlimited"],
+    "bone_targets": ["opponents", "any"],
+    "milkshake_stacking": ["forbid", "merge", "stack"],
+    "milkshake_blocks_refill": [True, False],
+    "turn_limit": [None],
+}
+
+
+def get_service(request: Request) -> GameService:
+    service: GameService = request.app.state.service
+    return service
+
+
+def seat_token(
+    x_seat_token: Annotated[str | None, Header(description="the seat's secret token")] = None,
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> str | None:
+    if x_seat_token:
+        return x_seat_token
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+Service = Annotated[GameService, Depends(get_service)]
+Token = Annotated[str | None, Depends(seat_token)]
+
+
+def base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+@router.get("/meta", response_model=schemas.MetaOut)
+async def meta() -> schemas.MetaOut:
+    """Languages, bot levels and the R23 options with their choices (first is the default)."""
+    return schemas.MetaOut(
+        languages=list(schemas.LANGUAGES), bot_levels=list(bot_levels()), options=OPTION_CHOICES
+    )
+
+
+@router.post("/games", response_model=schemas.CreatedOut, status_code=201, responses=ERRORS)
+async def create_game(
+    body: schemas.CreateGameIn, request: Request, service: Service
+) -> schemas.CreatedOut:
+    """Create a game. The creator (when a name is given) takes the first person seat."""
+    return await service.create_game(body, base_url(request))
+
+
+@router.get("/invitations/{code}", response_model=schemas.LobbyOut, responses=ERRORS)
+async def invitation(code: str, request: Request, service: Service) -> schemas.LobbyOut:
+    """The game behind an invitation code, with its free seats."""
+    game_id = await service.game_for_invite(code)
+    return await service.lobby_of(game_id, base_url(request))
+
+
+@router.get("/games/{game_id}/lobby", response_model=schemas.LobbyOut, responses=ERRORS)
+async def lobby(game_id: str, request: Request, service: Service) -> schemas.LobbyOut:
+    return await service.lobby_of(game_id, base_url(request))
+
+
+@router.post("/games/{game_id}/join", response_model=schemas.JoinedOut, responses=ERRORS)
+async def join(
+    game_id: str, body: schemas.JoinIn, request: Request, service: Service
+) -> schemas.JoinedOut:
+    """Take a free seat with the invitation code; answers the seat's secret token."""
+    return await service.join(game_id, body, base_url(request))
+
+
+@router.get("/games/{game_id}/state", response_model=schemas.StateOut, responses=ERRORS)
+async def state(game_id: str, request: Request, service: Service, token: Token) -> schemas.StateOut:
+    """The seat's view (with its token) or the public view (without)."""
+    return await service.state(game_id, token, base_url(request))
+
+
+@router.post("/games/{game_id}/actions", response_model=schemas.StateOut, responses=ERRORS)
+async def act(
+    game_id: str, body: schemas.ActionIn, request: Request, service: Service, token: Token
+) -> schemas.StateOut:
+    """Play an action, made on game version ``version``."""
+    return await service.act(game_id, token, body, base_url(request))
+
+
+@router.get("/games/{game_id}/hint", response_model=schemas.HintOut, responses=ERRORS)
+async def hint(game_id: str, service: Service, token: Token) -> schemas.HintOut:
+    """The strong bot's suggestions for this seat's turn, with estimated win probabilities."""
+    return await service.hint(game_id, token)
+
+
+@router.post("/games/{game_id}/seats/{seat}/bot", response_model=schemas.LobbyOut, responses=ERRORS)
+async def hand_to_bot(
+    game_id: str,
+    seat: int,
+    request: Request,
+    service: Service,
+    token: Token,
+    body: schemas.HandOverIn | None = None,
+) -> schemas.LobbyOut:
+    """Hand a seat to a bot: a free seat, your own, or one whose player stays away."""
+    level = body.level if body else "medium"
+    await service.hand_to_bot(game_id, token, seat, level)
+    return await service.lobby_of(game_id, base_url(request))
+
+
+@router.post("/games/{game_id}/reclaim", status_code=204, responses=ERRORS)
+async def reclaim(game_id: str, service: Service, token: Token) -> Response:
+    """Take your seat back from the bot that played it while you were away."""
+    await service.reclaim(game_id, token)
+    return Response(status_code=204)
+
+
+@router.get("/games/{game_id}/replay", response_model=schemas.ReplayOut, responses=ERRORS)
+async def replay(game_id: str, service: Service, token: Token) -> schemas.ReplayOut:
+    """Every step of a finished game: the public view, or the seat's own view with its token."""
+    return await service.replay(game_id, token)
+
+
+@router.post("/games/{game_id}/rematch", response_model=schemas.JoinedOut, responses=ERRORS)
+async def rematch(
+    game_id: str, request: Request, service: Service, token: Token
+) -> schemas.JoinedOut:
+    """Start the rematch (or join it) in the same seat."""
+    return await service.rematch(game_id, token, base_url(request))
+
+
+@router.get("/games/{game_id}/qr.svg", responses={200: {"content": {"image/svg+xml": {}}}})
+async def qr(game_id: str, request: Request, service: Service) -> Response:
+    """The invitation link as a QR code (SVG)."""
+    lobby = await service.lobby_of(game_id, base_url(request))
+    svg = segno.make(lobby.invite_url, error="m").svg_inline(
+        scale=6, border=2, dark="#000", light="#fff"
+    )
+    return Response(svg, media_type="image/svg+xml")
+
+
+# --- WebSocket ---------------------------------------------------------------------------------
+
+ws_router = APIRouter()
+
+
+def _http_base(websocket: WebSocket) -> str:
+    scheme = "https" if websocket.url.scheme == "wss" else "http"
+    return f"{scheme}://{websocket.url.netloc}"
+
+
+@ws_router.websocket("/ws/games/{game_id}")
+async def game_socket(websocket: WebSocket, game_id: str) -> None:
+    """Live updates for one seat (or a spectator).
+
+    The client's first message is ``{"token": "..."}`` (or ``{"token": null}`` to watch). The
+    server then sends ``{"type": "state", "state": StateOut}`` now and after every change, and
+    answers ``{"type": "action", "version": N, "action": {...}}`` with an error message when
+    it refuses it, and ``{"type": "ping"}`` with ``{"type": "pong"}``.
+    """
+    service: GameService = websocket.app.state.service
+    await websocket.accept()
+    base = _http_base(websocket)
+    try:
+        first = await asyncio.wait_for(websocket.receive_json(), timeout=30)
+        token = first.get("token") if isinstance(first, dict) else None
+        if token is not None and not isinstance(token, str):
+            raise ServiceError(400, "bad-request", "token must be a string")
+        seat = await service.resolve_token(game_id, token)
+        live = await service._live(game_id)
+    except ServiceError as exc:
+        await websocket.send_json({"type": "error", **exc.body()})
+        await websocket.close(code=4000 + exc.status)
+        return
+    except (TimeoutError, WebSocketDisconnect, ValueError):
+        with contextlib.suppress(Exception):
+            await websocket.close(code=4400)
+        return
+
+    service.connected(live, seat)
+    await service.presence_changed(live)
+    try:
+        async with service.pubsub.subscribe(game_id) as notices:
+            await websocket.send_json(
+                {
+                    "type": "state",
+                    "state": service.state_of(live, seat, base).model_dump(mode="json"),
+                }
+            )
+
+            async def push() -> None:
+                async for notice in notices:
+                    await service.refresh(notice)
+                    state = service.state_of(live, seat, base)
+                    await websocket.send_json(
+                        {"type": "state", "state": state.model_dump(mode="json")}
+                    )
+
+            async def read() -> None:
+                while True:
+                    message = await websocket.receive_json()
+                    kind = message.get("type") if isinstance(message, dict) else None
+                    if kind == "ping":
+                        await websocket.send_json({"type": "pong"})
+                    elif kind == "action":
+                        try:
+                            body = schemas.ActionIn(
+                                version=message.get("version", -1),
+                                action=message.get("action") or {},
+                            )
+                            await service.act(game_id, token, body, base)
+                        except ServiceError as exc:
+                            await websocket.send_json({"type": "error", **exc.body()})
+                        except ValueError as exc:
+                            await websocket.send_json(
+                                {
+                                    "type": "error",
+                                    "error": {"code": "bad-request", "message": str(exc)},
+                                }
+                            )
+                    else:
+                        await websocket.send_json(
+                            {
+                                "type": "error",
+                                "error": {
+                                    "code": "unknown-message",
+                                    "message": "unknown message type",
+                                },
+                            }
+                        )
+
+            tasks = [asyncio.create_task(push()), asyncio.create_task(read())]
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            for task in pending:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            for task in done:
+                exc = task.exception()
+                if exc is not None and not isinstance(exc, WebSocketDisconnect):
+                    raise exc
+    except WebSocketDisconnect:
+        pass
+    finally:
+        service.disconnected(live, seat)
+        with contextlib.suppress(Exception):
+            await service.presence_changed(live)

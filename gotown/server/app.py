@@ -1,0 +1,141 @@
+"""The application factory: ``create_app(settings)``; nothing happens at import time."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from . import schemas
+from .api import router, ws_router
+from .middleware import BodyLimitMiddleware, RateLimitMiddleware
+from .pubsub import PubSub
+from .service import GameService, ServiceError
+from .settings import Settings
+from .storage import Store
+
+STATIC_DIR = Path(str(files("gotown.server") / "static"))
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(settings.database_url)
+        store.create_schema()
+        pubsub = PubSub(settings.broadcast_url)
+        await pubsub.connect()
+        service = GameService(settings, store, pubsub)
+        app.state.service = service
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.close()
+            await pubsub.disconnect()
+            store.dispose()
+
+    app = FastAPI(
+        title="GoTown web table",
+        version="0.1.0",
+        description=(
+            "Play GoTown in the browser. Each seat has a secret token (header `X-Seat-Token`); "
+            "without a token you see the public view. Live updates: WebSocket `/ws/games/{id}`."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.add_middleware(RateLimitMiddleware, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return JSONResponse(
+                {
+                    "error": {
+                        "code": "malformed-json",
+                        "message": "the request body is not valid JSON",
+                    }
+                },
+                status_code=400,
+            )
+        parts = []
+        for e in errors[:5]:
+            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
+        return JSONResponse(
+            {"error": {"code": "invalid-request", "message": "; ".join(parts)}}, status_code=422
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+        return JSONResponse(
+            {"error": {"code": f"http-{exc.status_code}", "message": str(exc.detail)}},
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+        )
+
+    app.include_router(router)
+    app.include_router(ws_router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    index = STATIC_DIR / "index.html"
+
+    def page() -> FileResponse:
+        return FileResponse(index, media_type="text/html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return page()
+
+    @app.get("/j/{code}", include_in_schema=False)
+    async def join_page(code: str) -> FileResponse:
+        return page()
+
+    @app.get("/g/{game_id}", include_in_schema=False)
+    async def table_page(game_id: str) -> FileResponse:
+        return page()
+
+    @app.get("/w/{game_id}", include_in_schema=False)
+    async def watch_page(game_id: str) -> FileResponse:
+        return page()
+
+    @app.get("/r/{game_id}", include_in_schema=False)
+    async def replay_page(game_id: str) -> FileResponse:
+        return page()
+
+    @app.get("/rules", include_in_schema=False)
+    async def rules_default() -> RedirectResponse:
+        return RedirectResponse("/rules/en")
+
+    @app.get("/rules/{lang}", include_in_schema=False)
+    async def rules(lang: str) -> Response:
+        if lang not in schemas.LANGUAGES:
+            raise ServiceError(404, "unknown-language", f"no rules page in {lang!r}")
+        return FileResponse(STATIC_DIR / "rules" / f"{lang}.html", media_type="text/html")
+
+    @app.get("/healthz", include_in_schema=False)
+    async def health() -> dict[str, Any]:
+        return {"ok": True}
+
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """Factory for uvicorn (``--factory``): settings from the environment."""
+    return create_app(Settings.from_env())

@@ -1,0 +1,152 @@
+"""Wire schemas of the web table: what a client sends and receives.
+
+A client (the browser page, a terminal client, a test) may import this module; it depends on
+pydantic only. Views, actions and events keep the engine's JSON shapes (FORMAT.md,
+docs/engine-api.md) and are passed through as plain objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
+Language = Literal["en", "fr", "es", "it", "de", "nl", "cs", "pl"]
+SeatKind = Literal["human", "bot"]
+GameStatus = Literal["lobby", "playing", "over"]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- input -----------------------------------------------------------------------------------
+
+
+class SeatSpec(_In):
+    kind: SeatKind = "human"
+    level: str | None = Field(default=None, description="bot level, for a bot seat")
+
+
+class CreateGameIn(_In):
+    seats: list[SeatSpec] = Field(min_length=2, max_length=4)
+    options: dict[str, Any] = Field(default_factory=dict, description="R23 options")
+    language: Language = "en"
+    name: str | None = Field(
+        default=None,
+        max_length=24,
+        description="the creator's name; the creator takes the first person seat",
+    )
+    seed: int | None = Field(default=None, ge=0, lt=2**31, description="for tests and replays")
+
+
+class JoinIn(_In):
+    code: str = Field(min_length=1, max_length=64, description="the invitation code")
+    name: str = Field(min_length=1, max_length=24)
+    seat: int | None = Field(default=None, ge=0, le=3, description="a free seat; any when null")
+
+
+class ActionIn(_In):
+    version: int = Field(ge=0, description="the game version the action was made on")
+    action: dict[str, Any] = Field(
+        description='an action in the FORMAT.md shape, e.g. {"type": "end-turn"}'
+    )
+
+
+class HandOverIn(_In):
+    level: str = "medium"
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    rule: str | None = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: SeatKind
+    level: str | None
+    name: str | None
+    taken: bool
+    connected: bool
+
+
+class LobbyOut(BaseModel):
+    game_id: str
+    status: GameStatus
+    players: int
+    options: dict[str, Any]
+    language: Language
+    seats: list[SeatOut]
+    invite_url: str
+    watch_url: str
+    rematch_id: str | None = None
+    rematch_of: str | None = None
+
+
+class CreatedOut(BaseModel):
+    game_id: str
+    seat: int | None
+    token: str | None
+    play_url: str
+    invite_url: str
+    watch_url: str
+
+
+class JoinedOut(BaseModel):
+    game_id: str
+    seat: int
+    token: str
+    play_url: str
+
+
+class StateOut(BaseModel):
+    """Everything one seat (or a spectator, seat null) may see now."""
+
+    game_id: str
+    status: GameStatus
+    seat: int | None
+    version: int
+    lobby: LobbyOut
+    view: dict[str, Any] | None = Field(description="game.view(seat) as JSON; null in the lobby")
+    legal: list[dict[str, Any]] = Field(description="the legal actions of this seat now")
+
+
+class HintItem(BaseModel):
+    action: dict[str, Any]
+    win_probability: float
+
+
+class HintOut(BaseModel):
+    version: int
+    hints: list[HintItem]
+
+
+class ReplayFrame(BaseModel):
+    version: int
+    seat: int | None = Field(description="who made the action that led here (null at the start)")
+    action: dict[str, Any] | None
+    view: dict[str, Any] = Field(description="the view after the action; events: only new ones")
+
+
+class ReplayOut(BaseModel):
+    game_id: str
+    seat: int | None
+    players: int
+    names: list[str | None]
+    frames: list[ReplayFrame]
+
+
+class MetaOut(BaseModel):
+    languages: list[str]
+    bot_levels: list[str]
+    options: dict[str, Any]

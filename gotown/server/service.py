@@ -1,0 +1,659 @@
+"""The service layer: games, seats, actions and bots, between the routes and the storage.
+
+Rules:
+- A game's live :class:`Game` is rebuilt from its stored record (seed, options, actions).
+- Actions on one game are applied one at a time (one lock per game), each checked against the
+  version it was made on, applied to a copy, stored, and only then made current.
+- Every payload for a seat is built from ``game.view(seat)`` (or ``game.public_view()``), never
+  from the full state, so no hidden card can reach anyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import importlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from gotown.engine import (
+    Action,
+    Game,
+    GoTownError,
+    IllegalActionError,
+    InvalidActionError,
+    Options,
+)
+
+from . import schemas
+from .pubsub import Notice, PubSub
+from .settings import Settings
+from .storage import ConflictError, Store, StoredGame, StoredSeat
+
+log = logging.getLogger("gotown.server")
+
+T = TypeVar("T")
+
+DEFAULT_BOT_LEVELS = ("random", "easy", "medium", "hard", "expert")
+
+
+class ServiceError(Exception):
+    """A refusal, with an HTTP status, a short machine code and a sentence for people."""
+
+    def __init__(self, status: int, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.rule:
+            error["rule"] = self.rule
+        return {"error": error}
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def bots_module() -> Any:
+    """`gotown.bots`, imported when first needed (it may arrive after the server)."""
+    try:
+        return importlib.import_module("gotown.bots")
+    except ImportError as exc:  # pragma: no cover - depends on the tree
+        raise ServiceError(503, "bots-unavailable", f"the bots are not available: {exc}") from exc
+
+
+def bot_levels() -> tuple[str, ...]:
+    try:
+        return tuple(bots_module().LEVELS)
+    except ServiceError:  # pragma: no cover
+        return DEFAULT_BOT_LEVELS
+
+
+@dataclass
+class LiveGame:
+    stored: StoredGame
+    game: Game | None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_task: asyncio.Task[None] | None = None
+    bots: dict[int, Any] = field(default_factory=dict)
+    connections: dict[int, int] = field(default_factory=dict)  # seat -> open sockets
+    away_since: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        return 0 if self.game is None else self.game.version
+
+
+def _new_game(stored: StoredGame) -> Game:
+    return Game.new(
+        players=stored.players, seed=stored.seed, options=Options.from_json(stored.options)
+    )
+
+
+def rebuild(stored: StoredGame) -> Game | None:
+    """The live game from its record: a new game from seed and options, then every action."""
+    if stored.status == "lobby":
+        return None
+    game = _new_game(stored)
+    for data in stored.actions:
+        game.apply(Action.from_json(data))
+    return game
+
+
+class GameService:
+    def __init__(self, settings: Settings, store: Store, pubsub: PubSub) -> None:
+        self.settings = settings
+        self.store = store
+        self.pubsub = pubsub
+        self._games: dict[str, LiveGame] = {}
+        self._load_lock = asyncio.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-bot")
+        self._closing = False
+        self._started = time.monotonic()
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Resume every running game: bots whose turn it is play on."""
+        for game_id in await self._db(self.store.game_ids_with_status, "playing"):
+            try:
+                live = await self._live(game_id)
+            except Exception:  # a broken record must not stop the server
+                log.exception("cannot resume game %s", game_id)
+                continue
+            self._kick_bots(live)
+
+    async def close(self) -> None:
+        self._closing = True
+        tasks = [g.bot_task for g in self._games.values() if g.bot_task and not g.bot_task.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    async def _live(self, game_id: str, *, reload: bool = False) -> LiveGame:
+        live = self._games.get(game_id)
+        if live is not None and not reload:
+            return live
+        async with self._load_lock:
+            live = self._games.get(game_id)
+            if live is not None and not reload:
+                return live
+            stored = await self._db(self.store.load_game, game_id)
+            if stored is None:
+                raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
+            game = await asyncio.to_thread(rebuild, stored)
+            if live is None:
+                live = LiveGame(stored=stored, game=game)
+                self._games[game_id] = live
+            else:
+                live.stored, live.game = stored, game
+            return live
+
+    async def refresh(self, notice: Notice) -> None:
+        """Catch up with a change made by another process."""
+        live = self._games.get(notice.game_id)
+        if live is not None and (notice.version > live.version or notice.change == "lobby"):
+            async with live.lock:
+                if notice.version > live.version or notice.change == "lobby":
+                    await self._live(notice.game_id, reload=True)
+
+    # --- seats and tokens --------------------------------------------------------------------
+
+    @staticmethod
+    def seat_of(live: LiveGame, token: str | None) -> int | None:
+        if not token:
+            return None
+        digest = hash_token(token)
+        for seat in live.stored.seats:
+            if seat.token_hash and hmac.compare_digest(seat.token_hash, digest):
+                return seat.seat
+        return None
+
+    def _require_seat(self, live: LiveGame, token: str | None) -> int:
+        seat = self.seat_of(live, token)
+        if seat is None:
+            if not token:
+                raise ServiceError(401, "missing-token", "this needs your seat's token")
+            raise ServiceError(
+                403, "wrong-token", "this token does not belong to a seat of this game"
+            )
+        return seat
+
+    async def resolve_token(self, game_id: str, token: str | None) -> int | None:
+        """The seat of a token; None for no token (a spectator); 403 for a wrong token."""
+        live = await self._live(game_id)
+        if token:
+            return self._require_seat(live, token)
+        return None
+
+    # --- creating and joining ----------------------------------------------------------------
+
+    async def create_game(self, spec: schemas.CreateGameIn, base_url: str) -> schemas.CreatedOut:
+        levels = bot_levels()
+        for i, seat in enumerate(spec.seats):
+            if seat.kind == "bot" and (seat.level or "medium") not in levels:
+                raise ServiceError(
+                    422,
+                    "unknown-level",
+                    f"seat {i}: bot level {seat.level!r} is not one of {list(levels)}",
+                )
+        try:
+            options = Options.from_json(spec.options)
+            if options.first_player != "random" and int(options.first_player) >= len(spec.seats):
+                raise ServiceError(
+                    422, "invalid-options", "first_player must be one of the seats (R23)"
+                )
+        except GoTownError as exc:
+            raise ServiceError(422, "invalid-options", str(exc)) from exc
+        game_id = secrets.token_urlsafe(8)
+        token: str | None = None
+        creator_seat: int | None = None
+        seats: list[StoredSeat] = []
+        for i, seat in enumerate(spec.seats):
+            if seat.kind == "bot":
+                seats.append(StoredSeat(i, "bot", seat.level or "medium", None, None))
+                continue
+            if creator_seat is None and spec.name:
+                creator_seat = i
+                token = secrets.token_urlsafe(24)
+                seats.append(StoredSeat(i, "human", None, spec.name.strip(), hash_token(token)))
+            else:
+                seats.append(StoredSeat(i, "human", None, None, None))
+        stored = StoredGame(
+            id=game_id,
+            players=len(seats),
+            seed=spec.seed if spec.seed is not None else secrets.randbelow(2**31),
+            options=options.to_json(),
+            language=spec.language,
+            invite_code=secrets.token_urlsafe(9),
+            status="lobby",
+            seats=seats,
+        )
+        await self._db(self.store.create_game, stored)
+        live = await self._live(game_id)
+        await self._maybe_start(live)
+        urls = self.urls(live, base_url)
+        return schemas.CreatedOut(
+            game_id=game_id,
+            seat=creator_seat,
+            token=token,
+            play_url=self.play_url(game_id, token, base_url),
+            invite_url=urls["invite_url"],
+            watch_url=urls["watch_url"],
+        )
+
+    def _base(self, base_url: str) -> str:
+        return (self.settings.public_base_url or base_url).rstrip("/")
+
+    def urls(self, live: LiveGame, base_url: str) -> dict[str, str]:
+        base = self._base(base_url)
+        return {
+            "invite_url": f"{base}/j/{live.stored.invite_code}",
+            "watch_url": f"{base}/w/{live.stored.id}",
+        }
+
+    def play_url(self, game_id: str, token: str | None, base_url: str) -> str:
+        base = self._base(base_url)
+        return f"{base}/g/{game_id}" + (f"#t={token}" if token else "")
+
+    async def game_for_invite(self, code: str) -> str:
+        game_id = await self._db(self.store.game_id_for_invite, code)
+        if game_id is None:
+            raise ServiceError(404, "unknown-invitation", "this invitation link is not valid")
+        return game_id
+
+    async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
+        live = await self._live(game_id)
+        if not hmac.compare_digest(live.stored.invite_code, body.code):
+            raise ServiceError(403, "wrong-invitation", "this invitation code is not for this game")
+        name = body.name.strip()
+        if not name:
+            raise ServiceError(422, "invalid-name", "type a name")
+        async with live.lock:
+            free = [s.seat for s in live.stored.seats if s.is_free]
+            if not free:
+                raise ServiceError(409, "no-free-seat", "every seat of this game is taken")
+            seat = free[0] if body.seat is None else body.seat
+            if seat not in free:
+                raise ServiceError(409, "seat-taken", f"seat {seat + 1} is not free")
+            token = secrets.token_urlsafe(24)
+            if not await self._db(self.store.take_seat, game_id, seat, name, hash_token(token)):
+                await self._live(game_id, reload=True)
+                raise ServiceError(409, "seat-taken", f"seat {seat + 1} was just taken")
+            stored_seat = live.stored.seats[seat]
+            stored_seat.name, stored_seat.token_hash = name, hash_token(token)
+            await self._maybe_start(live)
+        await self._notify(live, "lobby")
+        return schemas.JoinedOut(
+            game_id=game_id,
+            seat=seat,
+            token=token,
+            play_url=self.play_url(game_id, token, base_url),
+        )
+
+    async def _maybe_start(self, live: LiveGame) -> None:
+        """Start the game once every seat is filled (by a person or a bot)."""
+        if live.stored.status != "lobby" or any(s.is_free for s in live.stored.seats):
+            return
+        live.game = _new_game(live.stored)
+        await self._db(self.store.set_status, live.stored.id, "playing")
+        live.stored.status = "playing"
+        self._kick_bots(live)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def lobby(self, live: LiveGame, base_url: str) -> schemas.LobbyOut:
+        return schemas.LobbyOut(
+            game_id=live.stored.id,
+            status=live.stored.status,  # type: ignore[arg-type]
+            players=live.stored.players,
+            options=live.stored.options,
+            language=live.stored.language,  # type: ignore[arg-type]
+            seats=[
+                schemas.SeatOut(
+                    seat=s.seat,
+                    kind=s.kind,  # type: ignore[arg-type]
+                    level=s.level,
+                    name=s.name,
+                    taken=s.kind == "bot" or s.token_hash is not None,
+                    connected=s.kind == "bot" or live.connections.get(s.seat, 0) > 0,
+                )
+                for s in live.stored.seats
+            ],
+            rematch_id=live.stored.rematch_id,
+            rematch_of=live.stored.rematch_of,
+            **self.urls(live, base_url),
+        )
+
+    def state_of(self, live: LiveGame, seat: int | None, base_url: str) -> schemas.StateOut:
+        game = live.game
+        if game is None:
+            return schemas.StateOut(
+                game_id=live.stored.id,
+                status=live.stored.status,  # type: ignore[arg-type]
+                seat=seat,
+                version=0,
+                lobby=self.lobby(live, base_url),
+                view=None,
+                legal=[],
+            )
+        view = game.public_view() if seat is None else game.view(seat)
+        legal: list[dict[str, Any]] = []
+        if seat is not None and not game.is_over and game.active == seat:
+            legal = [a.to_json() for a in game.legal_actions()]
+        return schemas.StateOut(
+            game_id=live.stored.id,
+            status=live.stored.status,  # type: ignore[arg-type]
+            seat=seat,
+            version=game.version,
+            lobby=self.lobby(live, base_url),
+            view=view.to_json(),
+            legal=legal,
+        )
+
+    async def state(self, game_id: str, token: str | None, base_url: str) -> schemas.StateOut:
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token) if token else None
+        return self.state_of(live, seat, base_url)
+
+    async def lobby_of(self, game_id: str, base_url: str) -> schemas.LobbyOut:
+        return self.lobby(await self._live(game_id), base_url)
+
+    # --- acting ------------------------------------------------------------------------------
+
+    async def act(
+        self, game_id: str, token: str | None, body: schemas.ActionIn, base_url: str
+    ) -> schemas.StateOut:
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token)
+        async with live.lock:
+            if live.stored.seats[seat].kind == "bot":
+                raise ServiceError(
+                    409, "seat-is-bot", "a bot plays this seat now; take it back first"
+                )
+            await self._apply(live, seat, body.version, body.action)
+        await self._notify(live, "action")
+        self._kick_bots(live)
+        return self.state_of(live, seat, base_url)
+
+    async def _apply(self, live: LiveGame, seat: int, version: int, data: Any) -> None:
+        """Check and apply one action; the caller holds the game's lock."""
+        game = live.game
+        if game is None:
+            raise ServiceError(409, "not-started", "the game has not started: seats are still free")
+        if game.is_over:
+            raise ServiceError(409, "game-over", "the game is over")
+        if version != game.version:
+            raise ServiceError(
+                409,
+                "stale-version",
+                f"this action was made on version {version}, but the game is at version "
+                f"{game.version}: it is stale or was already sent",
+            )
+        if game.active != seat:
+            raise ServiceError(
+                409, "not-your-turn", f"it is seat {game.active + 1}'s turn, not yours"
+            )
+        try:
+            action = Action.from_json(data)
+        except (GoTownError, TypeError, KeyError, ValueError) as exc:
+            raise ServiceError(422, "invalid-action", f"not an action: {exc}") from exc
+        after = game.copy()
+        try:
+            after.apply(action)
+        except IllegalActionError as exc:
+            raise ServiceError(422, "illegal-action", exc.reason, rule=exc.rule) from exc
+        except InvalidActionError as exc:
+            raise ServiceError(422, "invalid-action", str(exc)) from exc
+        try:
+            await self._db(
+                self.store.append_action, live.stored.id, version, seat, action.to_json()
+            )
+        except ConflictError as exc:
+            await self._live(live.stored.id, reload=True)
+            raise ServiceError(409, "stale-version", "another action was applied first") from exc
+        live.game = after
+        live.stored.actions.append(action.to_json())
+        if after.is_over:
+            live.stored.status = "over"
+            await self._db(self.store.set_status, live.stored.id, "over")
+
+    async def _notify(self, live: LiveGame, change: str) -> None:
+        try:
+            await self.pubsub.publish(Notice(live.stored.id, live.version, change))
+        except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
+            log.exception("cannot publish a notice for game %s", live.stored.id)
+
+    # --- bots --------------------------------------------------------------------------------
+
+    def _bot_for(self, live: LiveGame, seat: int) -> Any:
+        stored = live.stored.seats[seat]
+        bot = live.bots.get(seat)
+        if bot is None or getattr(bot, "_gotown_level", None) != stored.level:
+            bot = bots_module().make_bot(
+                stored.level or "medium", live.stored.seed + 7919 * (seat + 1)
+            )
+            with contextlib.suppress(AttributeError):
+                bot._gotown_level = stored.level
+            live.bots[seat] = bot
+        return bot
+
+    def _bot_to_move(self, live: LiveGame) -> bool:
+        game = live.game
+        return (
+            game is not None and not game.is_over and live.stored.seats[game.active].kind == "bot"
+        )
+
+    def _kick_bots(self, live: LiveGame) -> None:
+        if self._closing or not self._bot_to_move(live):
+            return
+        if live.bot_task is not None and not live.bot_task.done():
+            return
+        live.bot_task = asyncio.get_running_loop().create_task(self._run_bots(live))
+
+    async def _run_bots(self, live: LiveGame) -> None:
+        loop = asyncio.get_running_loop()
+        while self._bot_to_move(live) and not self._closing:
+            if self.settings.bot_delay:
+                await asyncio.sleep(self.settings.bot_delay)
+            game = live.game
+            if game is None or not self._bot_to_move(live):
+                return
+            seat = game.active
+            version = game.version
+            view = game.view(seat)
+            legal = game.legal_actions()
+            try:
+                bot = self._bot_for(live, seat)
+                action = await loop.run_in_executor(self._executor, bot.choose, view, legal)
+            except Exception:
+                log.exception("the bot of seat %s failed in game %s", seat, live.stored.id)
+                return
+            async with live.lock:
+                if live.game is None or live.game.version != version:
+                    continue  # somebody else moved meanwhile: think again
+                try:
+                    await self._apply(live, seat, version, action.to_json())
+                except ServiceError as exc:
+                    log.error("bot move refused in game %s: %s", live.stored.id, exc.message)
+                    return
+            await self._notify(live, "action")
+
+    async def hint(self, game_id: str, token: str | None) -> schemas.HintOut:
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token)
+        game = live.game
+        if game is None or game.is_over:
+            raise ServiceError(409, "no-hint", "there is nothing to hint: the game is not running")
+        if game.active != seat:
+            raise ServiceError(409, "not-your-turn", "hints are for your own turn")
+        view, legal, version = game.view(seat), game.legal_actions(), game.version
+        hint_fn = bots_module().hint
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(
+            self._executor, lambda: hint_fn(view, legal, self.settings.hint_seed + version, 3)
+        )
+        return schemas.HintOut(
+            version=version,
+            hints=[
+                schemas.HintItem(action=a.to_json(), win_probability=float(p)) for a, p in result
+            ],
+        )
+
+    # --- presence, hand-over -----------------------------------------------------------------
+
+    def connected(self, live: LiveGame, seat: int | None) -> None:
+        if seat is not None:
+            live.connections[seat] = live.connections.get(seat, 0) + 1
+            live.away_since.pop(seat, None)
+
+    def disconnected(self, live: LiveGame, seat: int | None) -> None:
+        if seat is not None:
+            live.connections[seat] = max(0, live.connections.get(seat, 0) - 1)
+            if live.connections[seat] == 0:
+                live.away_since[seat] = time.monotonic()
+
+    async def presence_changed(self, live: LiveGame) -> None:
+        await self._notify(live, "presence")
+
+    async def hand_to_bot(
+        self, game_id: str, token: str | None, seat: int, level: str
+    ) -> schemas.LobbyOut:
+        """Another seated person hands a seat that stays away (or a free seat) to a bot."""
+        live = await self._live(game_id)
+        me = self._require_seat(live, token)
+        if not 0 <= seat < live.stored.players:
+            raise ServiceError(404, "unknown-seat", f"there is no seat {seat + 1}")
+        if level not in bot_levels():
+            raise ServiceError(
+                422, "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
+            )
+        if live.stored.status == "over":
+            raise ServiceError(409, "game-over", "the game is over")
+        target = live.stored.seats[seat]
+        if seat == me:
+            pass  # handing your own seat to a bot is always allowed
+        elif target.kind == "bot":
+            raise ServiceError(409, "already-bot", "a bot already plays this seat")
+        elif not target.is_free:
+            if live.connections.get(seat, 0) > 0:
+                raise ServiceError(409, "seat-present", "this player is connected")
+            since = live.away_since.get(seat, self._started)
+            if time.monotonic() - since < self.settings.absent_seconds:
+                raise ServiceError(
+                    409,
+                    "seat-present",
+                    f"this player left less than {self.settings.absent_seconds:.0f} seconds ago",
+                )
+        async with live.lock:
+            await self._db(self.store.set_seat_kind, game_id, seat, "bot", level)
+            target.kind, target.level = "bot", level
+            await self._maybe_start(live)
+        await self._notify(live, "lobby")
+        self._kick_bots(live)
+        return self.lobby(live, "")
+
+    async def reclaim(self, game_id: str, token: str | None) -> None:
+        """A person takes their seat back from the bot that played it."""
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token)
+        target = live.stored.seats[seat]
+        if target.kind != "bot":
+            return
+        async with live.lock:
+            await self._db(self.store.set_seat_kind, game_id, seat, "human", None)
+            target.kind, target.level = "human", None
+        await self._notify(live, "lobby")
+
+    # --- after the game ----------------------------------------------------------------------
+
+    async def replay(self, game_id: str, token: str | None) -> schemas.ReplayOut:
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token) if token else None
+        if live.stored.status != "over":
+            raise ServiceError(409, "not-over", "the replay opens when the game is over")
+        stored = live.stored
+        return await asyncio.to_thread(self._replay_frames, stored, seat)
+
+    @staticmethod
+    def _replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
+        game = _new_game(stored)
+        frames: list[schemas.ReplayFrame] = []
+        seen = 0
+
+        def frame(actor: int | None, action: dict[str, Any] | None) -> None:
+            nonlocal seen
+            view = (game.public_view() if seat is None else game.view(seat)).to_json()
+            events = view["events"]
+            view["events"] = events[seen:]
+            seen = len(events)
+            frames.append(
+                schemas.ReplayFrame(version=game.version, seat=actor, action=action, view=view)
+            )
+
+        frame(None, None)
+        for data in stored.actions:
+            actor = game.active
+            action = Action.from_json(data)
+            game.apply(action)
+            frame(actor, action.to_json())
+        return schemas.ReplayOut(
+            game_id=stored.id,
+            seat=seat,
+            players=stored.players,
+            names=[s.name for s in stored.seats],
+            frames=frames,
+        )
+
+    async def rematch(self, game_id: str, token: str | None, base_url: str) -> schemas.JoinedOut:
+        """Create the rematch (same seats, options, language) or join it, in the same seat."""
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token)
+        if live.stored.status != "over":
+            raise ServiceError(409, "not-over", "a rematch can start when the game is over")
+        name = live.stored.seats[seat].name or f"Player {seat + 1}"
+        async with live.lock:
+            if live.stored.rematch_id is None:
+                spec = schemas.CreateGameIn(
+                    seats=[
+                        schemas.SeatSpec(kind=s.kind, level=s.level)  # type: ignore[arg-type]
+                        for s in live.stored.seats
+                    ],
+                    options=live.stored.options,
+                    language=live.stored.language,  # type: ignore[arg-type]
+                )
+                created = await self.create_game(spec, base_url)
+                new = await self._live(created.game_id)
+                new.stored.rematch_of = game_id
+                if await self._db(self.store.set_rematch, game_id, created.game_id):
+                    live.stored.rematch_id = created.game_id
+                else:
+                    await self._live(game_id, reload=True)
+        await self._notify(live, "lobby")
+        rematch_id = live.stored.rematch_id
+        assert rematch_id is not None
+        new = await self._live(rematch_id)
+        if new.stored.seats[seat].kind == "bot":
+            raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
+        return await self.join(
+            rematch_id,
+            schemas.JoinIn(code=new.stored.invite_code, name=name, seat=seat),
+            base_url,
+        )

@@ -1,0 +1,65 @@
+"""Every setting of the web table, typed, in one place.
+
+Values come from the arguments of :func:`Settings.from_env` first, then from the environment
+(``GOTOWN_*``), then from the defaults below. Nothing here touches the disk or the network.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATABASE_FILE = "gotown.sqlite3"
+
+
+def default_database_url() -> str:
+    """A SQLite file in the current working directory."""
+    return f"sqlite:///{Path.cwd() / DEFAULT_DATABASE_FILE}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = ""
+    """SQLAlchemy URL: ``sqlite:///path`` (default) or ``postgresql+psycopg://...``."""
+    broadcast_url: str = "memory://"
+    """Fan-out of updates: ``memory://`` (one process) or ``redis://host:port``."""
+    bot_delay: float = 0.6
+    """Seconds between two bot moves, so that people can follow them. 0 in tests."""
+    max_body_bytes: int = 16_384
+    """Larger request bodies are refused with 413."""
+    rate_limit_per_minute: int = 240
+    """Requests per client address per minute before 429 (0 disables the limit)."""
+    hint_seed: int = 12345
+    public_base_url: str = ""
+    """Base of invitation links; empty means the URL the request came in on."""
+    absent_seconds: float = 60.0
+    """After how long away a seat may be handed to a bot by the others."""
+
+    def __post_init__(self) -> None:
+        if not self.database_url:
+            object.__setattr__(self, "database_url", default_database_url())
+        if self.bot_delay < 0:
+            raise ValueError("bot_delay must be >= 0")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``GOTOWN_*`` variables, then explicit overrides (None is ignored)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        if env.get("GOTOWN_DATABASE_URL"):
+            values["database_url"] = env["GOTOWN_DATABASE_URL"]
+        if env.get("GOTOWN_BROADCAST_URL"):
+            values["broadcast_url"] = env["GOTOWN_BROADCAST_URL"]
+        if env.get("GOTOWN_BOT_DELAY"):
+            values["bot_delay"] = float(env["GOTOWN_BOT_DELAY"])
+        if env.get("GOTOWN_RATE_LIMIT"):
+            values["rate_limit_per_minute"] = int(env["GOTOWN_RATE_LIMIT"])
+        if env.get("GOTOWN_PUBLIC_BASE_URL"):
+            values["public_base_url"] = env["GOTOWN_PUBLIC_BASE_URL"]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)

@@ -1,0 +1,251 @@
+"""Storage: SQLAlchemy 2 tables and a small synchronous store.
+
+A game is stored as its record: options, seed, seats (with hashed tokens) and the list of
+actions in the order they were applied. The live :class:`~gotown.engine.Game` is never stored;
+it is rebuilt by replaying the actions. The store is synchronous; the service calls it from a
+worker thread so that the event loop never waits on the database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    players: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    invite_code: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby | playing | over
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # human | bot
+    level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)  # the game version the action was made on
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+@dataclass
+class StoredSeat:
+    seat: int
+    kind: str
+    level: str | None
+    name: str | None
+    token_hash: str | None
+
+    @property
+    def is_free(self) -> bool:
+        return self.kind == "human" and self.token_hash is None
+
+
+@dataclass
+class StoredGame:
+    id: str
+    players: int
+    seed: int
+    options: dict[str, Any]
+    language: str
+    invite_code: str
+    status: str
+    seats: list[StoredSeat]
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    rematch_of: str | None = None
+    rematch_id: str | None = None
+
+
+class ConflictError(Exception):
+    """Another writer got there first (an action at that version is already stored)."""
+
+
+class Store:
+    def __init__(self, database_url: str) -> None:
+        self.url = database_url
+        kwargs: dict[str, Any] = {"future": True}
+        if database_url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+        self.engine: Engine = create_engine(database_url, **kwargs)
+        if database_url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def create_schema(self) -> None:
+        Base.metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    def session(self) -> Session:
+        return self._sessions()
+
+    # --- games -------------------------------------------------------------------------------
+
+    def create_game(self, game: StoredGame) -> None:
+        with self.session() as s, s.begin():
+            s.add(
+                GameRow(
+                    id=game.id,
+                    players=game.players,
+                    seed=game.seed,
+                    options=game.options,
+                    language=game.language,
+                    invite_code=game.invite_code,
+                    status=game.status,
+                    rematch_of=game.rematch_of,
+                )
+            )
+            s.flush()
+            for seat in game.seats:
+                s.add(
+                    SeatRow(
+                        game_id=game.id,
+                        seat=seat.seat,
+                        kind=seat.kind,
+                        level=seat.level,
+                        name=seat.name,
+                        token_hash=seat.token_hash,
+                    )
+                )
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        with self.session() as s:
+            row = s.get(GameRow, game_id)
+            if row is None:
+                return None
+            seats = s.scalars(
+                select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
+            ).all()
+            actions = s.scalars(
+                select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)
+            ).all()
+            return StoredGame(
+                id=row.id,
+                players=row.players,
+                seed=row.seed,
+                options=dict(row.options),
+                language=row.language,
+                invite_code=row.invite_code,
+                status=row.status,
+                seats=[StoredSeat(r.seat, r.kind, r.level, r.name, r.token_hash) for r in seats],
+                actions=[dict(a.action) for a in actions],
+                rematch_of=row.rematch_of,
+                rematch_id=row.rematch_id,
+            )
+
+    def game_id_for_invite(self, code: str) -> str | None:
+        with self.session() as s:
+            return s.scalar(select(GameRow.id).where(GameRow.invite_code == code))
+
+    def game_ids_with_status(self, status: str) -> list[str]:
+        with self.session() as s:
+            return list(s.scalars(select(GameRow.id).where(GameRow.status == status)).all())
+
+    def set_status(self, game_id: str, status: str) -> None:
+        with self.session() as s, s.begin():
+            s.execute(update(GameRow).where(GameRow.id == game_id).values(status=status))
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
+        """Link a rematch; False when another one was linked first."""
+        with self.session() as s, s.begin():
+            result = s.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.rematch_id.is_(None))
+                .values(rematch_id=rematch_id)
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    # --- seats -------------------------------------------------------------------------------
+
+    def take_seat(self, game_id: str, seat: int, name: str, token_hash: str) -> bool:
+        """Give a free human seat to a person; False if someone took it first."""
+        with self.session() as s, s.begin():
+            result = s.execute(
+                update(SeatRow)
+                .where(
+                    SeatRow.game_id == game_id,
+                    SeatRow.seat == seat,
+                    SeatRow.kind == "human",
+                    SeatRow.token_hash.is_(None),
+                )
+                .values(name=name, token_hash=token_hash)
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def set_seat_kind(self, game_id: str, seat: int, kind: str, level: str | None) -> None:
+        with self.session() as s, s.begin():
+            s.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+                .values(kind=kind, level=level)
+            )
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def append_action(self, game_id: str, seq: int, seat: int, action: dict[str, Any]) -> None:
+        """Store the action made on version ``seq``; ConflictError if that version is taken."""
+        try:
+            with self.session() as s, s.begin():
+                s.add(ActionRow(game_id=game_id, seq=seq, seat=seat, action=action))
+        except IntegrityError as exc:
+            raise ConflictError(f"an action at version {seq} is already stored") from exc
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
