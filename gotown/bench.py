@@ -1,0 +1,90 @@
+"""``gotown bench``: the engine's speed at uniformly random play (one core).
+
+Each game is played to its end by choosing uniformly among the legal actions, with a
+``turn_limit`` as a safety net. When ``rlcard`` is installed the same loop runs on RLCard's UNO
+game core in the same process, and the ratio of the two speeds is printed: a figure that does
+not depend on how fast or busy this machine is.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .engine import Game
+
+SAFETY_TURN_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    players: int
+    games: int
+    actions: int
+    seconds: float
+    games_per_s: float
+    actions_per_s: float
+    actions_per_game: float
+    turn_limited_games: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def play_random_games(players: int, seconds: float, seed: int = 0) -> BenchResult:
+    """Play random games for about ``seconds`` and count them (the hot loop of search)."""
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    options = {"turn_limit": SAFETY_TURN_LIMIT}
+    games = actions = limited = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        game = Game.new(players=players, seed=seed + games, options=options)
+        legal_actions = game.legal_actions
+        apply = game.apply_unchecked
+        while not game.over:
+            legal = legal_actions()
+            apply(legal[randrange(len(legal))])
+            actions += 1
+        games += 1
+        limited += game.winner is None
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return BenchResult(
+        players=players,
+        games=games,
+        actions=actions,
+        seconds=round(elapsed, 3),
+        games_per_s=round(games / elapsed, 1),
+        actions_per_s=round(actions / elapsed, 1),
+        actions_per_game=round(actions / games, 1),
+        turn_limited_games=limited,
+    )
+
+
+def rlcard_uno_actions_per_s(players: int, seconds: float, seed: int = 0) -> float | None:
+    """The same loop on RLCard's UNO core (legal actions, random choice, step), or None."""
+    try:
+        import numpy as np
+        from rlcard.games.uno.game import UnoGame
+    except ImportError:
+        return None
+    rng = random.Random(seed)
+    actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    games = 0
+    while time.perf_counter() < deadline:
+        game = UnoGame(num_players=players)
+        game.np_random = np.random.RandomState(seed + games)
+        game.init_game()
+        while not game.is_over():
+            legal = game.get_legal_actions()
+            game.step(legal[rng.randrange(len(legal))])
+            actions += 1
+        games += 1
+    return actions / (time.perf_counter() - start)

@@ -1,0 +1,43 @@
+"""The rules of GoTown (``../shared/rules/RULES.md``), as a pure standard-library library.
+
+>>> game = Game.new(players=2, seed=1)
+>>> while not game.is_over:
+...     game.apply(game.legal_actions()[0])   # doctest: +SKIP
+"""
+
+from .actions import ACTION_TYPES, Action, format_action, parse_action
+from .cards import CODES, COPIES, DECK_SIZE
+from .errors import (
+    GoTownError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidNotationError,
+    InvalidOptionsError,
+    InvalidPositionError,
+)
+from .game import Game, Outcome
+from .options import Options
+from .record import Record
+from .views import Event, View
+
+__all__ = [
+    "ACTION_TYPES",
+    "CODES",
+    "COPIES",
+    "DECK_SIZE",
+    "Action",
+    "Event",
+    "Game",
+    "GoTownError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "InvalidNotationError",
+    "InvalidOptionsError",
+    "InvalidPositionError",
+    "Options",
+    "Outcome",
+    "Record",
+    "View",
+    "format_action",
+    "parse_action",
+]

@@ -1,0 +1,239 @@
+"""Actions (R10-R19 and ending the turn), their JSON form and their text notation.
+
+An :class:`Action` is an immutable value. Two actions are the same action when they are equal
+after normalisation: the cards of a build sorted, and a dog aimed at the active seat's own
+tower written without a target (FORMAT.md, "Actions").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from .cards import CODES, KIND_OF
+from .errors import InvalidActionError, InvalidNotationError
+
+BUILD = "build"
+STEAL = "steal"
+DOG = "dog"
+BONE = "bone"
+JACKHAMMER = "jackhammer"
+WRECKING_BALL = "wrecking-ball"
+THIEF = "thief"
+SUPER_THIEF = "super-thief"
+MILKSHAKE = "milkshake"
+DONUT_TRUCK = "donut-truck"
+END_TURN = "end-turn"
+
+ACTION_TYPES = (
+    BUILD, STEAL, DOG, BONE, JACKHAMMER, WRECKING_BALL, THIEF, SUPER_THIEF, MILKSHAKE,
+    DONUT_TRUCK, END_TURN,
+)  # fmt: skip
+
+#: The fields each action type takes, besides "type" (the JSON form).
+_FIELDS: dict[str, tuple[str, ...]] = {
+    BUILD: ("cards",),
+    STEAL: ("card", "target"),
+    DOG: ("floor", "target"),
+    BONE: ("target", "floor"),
+    JACKHAMMER: ("target",),
+    WRECKING_BALL: ("target",),
+    THIEF: ("target",),
+    SUPER_THIEF: (),
+    MILKSHAKE: ("target",),
+    DONUT_TRUCK: (),
+    END_TURN: (),
+}
+_OPTIONAL = {(DOG, "target")}
+
+
+class Action(NamedTuple):
+    """One action of the active seat; build it with the class methods."""
+
+    type: str
+    cards: tuple[str, ...] = ()
+    card: str | None = None
+    target: int | None = None
+    floor: int | None = None
+
+    def __repr__(self) -> str:
+        return f"Action.from_json({self.to_json()!r})"
+
+    def __str__(self) -> str:
+        return format_action(self)
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def build(cls, first: str, second: str) -> Action:
+        return cls(BUILD, cards=tuple(sorted((first, second))))
+
+    @classmethod
+    def steal(cls, card: str, target: int) -> Action:
+        return cls(STEAL, card=card, target=target)
+
+    @classmethod
+    def dog(cls, floor: int, target: int | None = None) -> Action:
+        return cls(DOG, floor=floor, target=target)
+
+    @classmethod
+    def bone(cls, target: int, floor: int) -> Action:
+        return cls(BONE, target=target, floor=floor)
+
+    @classmethod
+    def jackhammer(cls, target: int) -> Action:
+        return cls(JACKHAMMER, target=target)
+
+    @classmethod
+    def wrecking_ball(cls, target: int) -> Action:
+        return cls(WRECKING_BALL, target=target)
+
+    @classmethod
+    def thief(cls, target: int) -> Action:
+        return cls(THIEF, target=target)
+
+    @classmethod
+    def super_thief(cls) -> Action:
+        return cls(SUPER_THIEF)
+
+    @classmethod
+    def milkshake(cls, target: int) -> Action:
+        return cls(MILKSHAKE, target=target)
+
+    @classmethod
+    def donut_truck(cls) -> Action:
+        return cls(DONUT_TRUCK)
+
+    @classmethod
+    def end_turn(cls) -> Action:
+        return cls(END_TURN)
+
+    # -- JSON ---------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for name in _FIELDS.get(self.type, ()):
+            value = getattr(self, name)
+            if name == "cards":
+                value = list(value)
+            elif value is None and (self.type, name) in _OPTIONAL:
+                continue
+            data[name] = value
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> Action:
+        """Parse and validate the JSON form; raise InvalidActionError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise InvalidActionError(f"an action must be a JSON object, not {_short(data)}")
+        kind = data.get("type")
+        if kind not in _FIELDS:
+            raise InvalidActionError(
+                f"unknown action type {_short(kind)}; expected one of {', '.join(ACTION_TYPES)}"
+            )
+        expected = _FIELDS[kind]
+        extra = sorted(set(data) - {"type", *expected})
+        if extra:
+            raise InvalidActionError(f"a {kind} action has no field {extra[0]!r}")
+        values: dict[str, Any] = {}
+        for name in expected:
+            if name not in data:
+                if (kind, name) in _OPTIONAL:
+                    continue
+                raise InvalidActionError(f"a {kind} action needs the field {name!r}")
+            values[name] = data[name]
+        if "cards" in values:
+            cards = values["cards"]
+            if not isinstance(cards, list) or len(cards) != 2:
+                raise InvalidActionError("a build needs 'cards': a list of two cards (R10)")
+            values["cards"] = tuple(sorted(_card(c) for c in cards))
+        if "card" in values:
+            values["card"] = _card(values["card"])
+        for name in ("target", "floor"):
+            if name in values:
+                value = values[name]
+                if type(value) is not int or not 0 <= value < 64:
+                    raise InvalidActionError(f"{kind}: {name!r} must be a small number >= 0")
+        return cls(kind, **values)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _card(value: Any) -> str:
+    if not isinstance(value, str) or value not in KIND_OF:
+        raise InvalidActionError(f"{_short(value)} is not a card code ({', '.join(CODES)})")
+    return value
+
+
+# -- notation -------------------------------------------------------------------------------
+# build "3+6", steal "5@1", dog "dog#0" / "dog#0@2", bone "bone#1@1", "jackhammer@1",
+# "wrecking-ball@1", "thief@1", "super-thief", "milkshake@1", "donut-truck", "end".
+
+_ALIASES = {
+    "end": END_TURN, "end-turn": END_TURN, "pass": END_TURN, "e": END_TURN,
+    "dog": DOG, "bone": BONE, "jackhammer": JACKHAMMER, "jack-hammer": JACKHAMMER,
+    "hammer": JACKHAMMER, "jh": JACKHAMMER, "wrecking-ball": WRECKING_BALL,
+    "ball": WRECKING_BALL, "wb": WRECKING_BALL, "thief": THIEF,
+    "super-thief": SUPER_THIEF, "superthief": SUPER_THIEF, "st": SUPER_THIEF,
+    "milkshake": MILKSHAKE, "milk": MILKSHAKE, "ms": MILKSHAKE,
+    "donut-truck": DONUT_TRUCK, "donut": DONUT_TRUCK, "dt": DONUT_TRUCK,
+}  # fmt: skip
+
+_BUILD_RE = re.compile(r"^([1-8?])\s*\+\s*([1-8?])$")
+_STEAL_RE = re.compile(r"^([1-8?])\s*@\s*(\d+)$")
+_WORD_RE = re.compile(r"^([a-z-]+)\s*(?:#\s*(\d+))?\s*(?:@\s*(\d+))?$")
+
+
+def format_action(action: Action) -> str:
+    """The compact text of an action; ``parse_action`` reads it back."""
+    kind = action.type
+    if kind == BUILD:
+        return "+".join(action.cards)
+    if kind == STEAL:
+        return f"{action.card}@{action.target}"
+    if kind == END_TURN:
+        return "end"
+    text = kind
+    if action.floor is not None:
+        text += f"#{action.floor}"
+    if action.target is not None:
+        text += f"@{action.target}"
+    return text
+
+
+def parse_action(text: str) -> Action:
+    """Read an action in the notation of ``format_action`` (case and spaces are forgiven)."""
+    if not isinstance(text, str):
+        raise InvalidNotationError(f"notation must be text, not {_short(text)}")
+    src = " ".join(text.strip().lower().split())
+    if m := _BUILD_RE.match(src):
+        return Action.build(m[1], m[2])
+    if m := _STEAL_RE.match(src):
+        return Action.steal(m[1], int(m[2]))
+    m = _WORD_RE.match(src.replace(" ", ""))
+    if m is None or m[1] not in _ALIASES:
+        raise InvalidNotationError(
+            f"cannot read {text!r} as an action; examples: 3+6, 5@1, dog#0, bone#1@1, "
+            "jackhammer@1, wrecking-ball@1, thief@1, super-thief, milkshake@1, donut-truck, end"
+        )
+    kind = _ALIASES[m[1]]
+    floor = int(m[2]) if m[2] is not None else None
+    target = int(m[3]) if m[3] is not None else None
+    data: dict[str, Any] = {"type": kind}
+    if floor is not None:
+        data["floor"] = floor
+    if target is not None:
+        data["target"] = target
+    try:
+        return Action.from_json(data)
+    except InvalidActionError as exc:
+        raise InvalidNotationError(f"cannot read {text!r}: {exc}") from None
+
+
+def build_pairs() -> list[tuple[int, int]]:
+    """Every pair of floor-card kinds that makes a floor (R5), as (kind, kind)."""
+    pairs = [(n, 9 - n) for n in range(1, 5)]
+    pairs += [(n, 0) for n in range(1, 9)]
+    return pairs
+

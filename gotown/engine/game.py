@@ -1,0 +1,715 @@
+"""The game: state, legal actions (R21), applying actions (R10-R19) and the turn cycle (R6-R9).
+
+The state is kept in plain lists of ints so that generating and applying actions stays cheap:
+a hand is a list of counts indexed by card kind, a floor is a tuple ``(number, other, dogs)``
+whose first card is always a number (the joker, if any, is ``other`` and its value is
+``9 - number``), and the draw pile keeps its top card at the end of its list.
+
+Randomness (the deal, thieves, reshuffles) comes from ``seed``: each random event seeds a
+private ``random.Random`` with it and leaves the next seed behind. The whole future of a game is
+therefore a function of its position (seed included) and the actions taken, in any process.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from . import actions as act
+from .actions import Action
+from .cards import (
+    BONE,
+    CODES,
+    DOG,
+    DONUT_TRUCK,
+    JACKHAMMER,
+    KIND_OF,
+    KINDS,
+    MILKSHAKE,
+    SUPER_THIEF,
+    THIEF,
+    WRECKING_BALL,
+    full_deck,
+)
+from .errors import IllegalActionError, InvalidActionError
+from .options import Options
+from .views import Event, Floor, View
+
+FloorT = tuple[int, int, int]  # (number, other card, dogs)
+RawEvent = tuple[Any, ...]
+
+HAND_SIZE_AT_DEAL = 5
+REFILL_TO = 3  # R8
+NO_DRAW_FROM = 8  # R7b
+
+_SEED_BITS = 63
+
+
+class Outcome(NamedTuple):
+    """How a game ended: ``winner`` is a seat, or None when ``turn_limit`` ended it."""
+
+    winner: int | None
+    reason: str  # "win" or "turn-limit"
+
+
+# -- the actions every position draws from, built once ---------------------------------------
+_BUILDS: tuple[tuple[int, int, Action], ...] = tuple(
+    (a, b, Action.build(CODES[a], CODES[b])) for a, b in act.build_pairs()
+)
+_MAX_SEATS = 4
+_MAX_FLOORS = 8
+_STEALS = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
+_OWN_DOGS = [Action.dog(f) for f in range(_MAX_FLOORS)]
+_DOGS = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_BONES = [[Action.bone(t, f) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_HAMMERS = [Action.jackhammer(t) for t in range(_MAX_SEATS)]
+_BALLS = [Action.wrecking_ball(t) for t in range(_MAX_SEATS)]
+_THIEVES = [Action.thief(t) for t in range(_MAX_SEATS)]
+_MILKSHAKES = [Action.milkshake(t) for t in range(_MAX_SEATS)]
+_SUPER_THIEF = Action.super_thief()
+_DONUT = Action.donut_truck()
+_END = Action.end_turn()
+
+
+class Game:
+    """A game of GoTown from the start (or a position) to its end.
+
+    Create one with :meth:`new` or :meth:`from_position`; ask :meth:`legal_actions`; play with
+    :meth:`apply` (checked) or :meth:`apply_unchecked` (for search, with :meth:`copy`). Other
+    layers see it only through :meth:`view` and :meth:`public_view`.
+    """
+
+    __slots__ = (
+        "_actions",
+        "_events",
+        "_legal",
+        "_legal_set",
+        "_origin",
+        "active",
+        "discard",
+        "donut",
+        "draw",
+        "hand_sizes",
+        "hands",
+        "milkshakes",
+        "options",
+        "over",
+        "players",
+        "reason",
+        "seed",
+        "towers",
+        "turn",
+        "version",
+        "winner",
+    )
+
+    players: int
+    options: Options
+    hands: list[list[int]]
+    hand_sizes: list[int]
+    towers: list[list[FloorT]]
+    milkshakes: list[int]
+    donut: bool
+    discard: list[int]
+    draw: list[int]
+    active: int
+    turn: int
+    version: int
+    winner: int | None
+    over: bool
+    reason: str | None
+    seed: int
+    _events: list[RawEvent]
+    _actions: list[Action]
+    _origin: dict[str, Any]
+    _legal: tuple[Action, ...] | None
+    _legal_set: frozenset[Action] | None
+
+    # -- creation -----------------------------------------------------------------------
+    @classmethod
+    def new(
+        cls, players: int = 2, seed: int = 0, options: Options | dict[str, Any] | None = None
+    ) -> Game:
+        """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
+        opts = Options.from_json(options)
+        if type(players) is not int or not 2 <= players <= 4:
+            raise InvalidActionError(f"GoTown is for 2 to 4 players, not {players!r} (R1)")
+        if type(seed) is not int:
+            raise InvalidActionError(f"the seed must be an integer, not {seed!r}")
+        if opts.first_player != "random" and not int(opts.first_player) < players:
+            raise InvalidActionError(
+                f"first_player {opts.first_player} is not a seat of {players} players (R23)"
+            )
+        game = cls._blank(players, opts)
+        game._origin = {"players": players, "options": opts.to_json(), "seed": seed}
+        rng = random.Random(seed)
+        deck = full_deck()
+        rng.shuffle(deck)
+        for _ in range(HAND_SIZE_AT_DEAL):
+            for seat in range(players):
+                card = deck.pop()
+                game.hands[seat][card] += 1
+                game.hand_sizes[seat] += 1
+        game.draw = deck
+        first = rng.randrange(players) if opts.first_player == "random" else opts.first_player
+        game.seed = rng.getrandbits(_SEED_BITS)
+        assert isinstance(first, int)
+        game.active = first
+        game.turn = 0
+        game._begin_turn(first, extra=False)
+        return game
+
+    @classmethod
+    def _blank(cls, players: int, options: Options) -> Game:
+        game = cls.__new__(cls)
+        game.players = players
+        game.options = options
+        game.hands = [[0] * KINDS for _ in range(players)]
+        game.hand_sizes = [0] * players
+        game.towers = [[] for _ in range(players)]
+        game.milkshakes = [0] * players
+        game.donut = False
+        game.discard = []
+        game.draw = []
+        game.active = 0
+        game.turn = 1
+        game.version = 0
+        game.winner = None
+        game.over = False
+        game.reason = None
+        game.seed = 0
+        game._events = []
+        game._actions = []
+        game._origin = {}
+        game._legal = None
+        game._legal_set = None
+        return game
+
+    @classmethod
+    def from_position(cls, data: Any) -> Game:
+        """A game from a FORMAT.md position (validated; raises InvalidPositionError)."""
+        from .position import game_from_position
+
+        return game_from_position(data)
+
+    def to_position(self) -> dict[str, Any]:
+        """This position in the FORMAT.md shape; ``from_position`` gives back an equal game."""
+        from .position import position_of
+
+        return position_of(self)
+
+    @classmethod
+    def from_view(
+        cls,
+        view: View,
+        hands: Sequence[Iterable[str] | None],
+        draw: Sequence[str],
+        seed: int = 0,
+    ) -> Game:
+        """A full game that agrees with ``view``, given a guess at what it hides.
+
+        ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
+        holds); ``draw`` is the draw pile, top first. Search bots use this to sample the hidden
+        cards (determinisation). The sizes must match the view's.
+        """
+        game = cls._blank(view.players, view.options)
+        for seat in range(view.players):
+            cards = view.hand if seat == view.seat else hands[seat]
+            if cards is None:
+                raise InvalidActionError(f"the hand of seat {seat} is needed")
+            for code in cards:
+                game.hands[seat][KIND_OF[code]] += 1
+                game.hand_sizes[seat] += 1
+            if game.hand_sizes[seat] != view.hand_sizes[seat]:
+                raise InvalidActionError(
+                    f"seat {seat} holds {view.hand_sizes[seat]} cards, not {game.hand_sizes[seat]}"
+                )
+        if len(draw) != view.draw_size:
+            raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
+        from .position import floor_from_codes
+
+        game.towers = [[floor_from_codes(list(f)) for f in tower] for tower in view.towers]
+        game.milkshakes = list(view.milkshakes)
+        game.donut = view.donut
+        game.discard = [KIND_OF[c] for c in view.discard]
+        game.draw = [KIND_OF[c] for c in reversed(draw)]
+        game.active = view.active
+        game.turn = view.turn
+        game.winner = view.winner
+        game.over = view.over
+        game.seed = seed
+        game._origin = {"position": None}
+        return game
+
+    def copy(self, history: bool = True) -> Game:
+        """An independent copy. Without ``history`` the copy forgets the events and actions
+        so far (cheaper, for search); it can still play on but has no record."""
+        game = Game.__new__(Game)
+        game.players = self.players
+        game.options = self.options
+        game.hands = [h[:] for h in self.hands]
+        game.hand_sizes = self.hand_sizes[:]
+        game.towers = [t[:] for t in self.towers]
+        game.milkshakes = self.milkshakes[:]
+        game.donut = self.donut
+        game.discard = self.discard[:]
+        game.draw = self.draw[:]
+        game.active = self.active
+        game.turn = self.turn
+        game.version = self.version
+        game.winner = self.winner
+        game.over = self.over
+        game.reason = self.reason
+        game.seed = self.seed
+        if history:
+            game._events = self._events[:]
+            game._actions = self._actions[:]
+            game._origin = self._origin
+        else:
+            game._events = []
+            game._actions = []
+            game._origin = {"position": None}
+        game._legal = self._legal
+        game._legal_set = self._legal_set
+        return game
+
+    # -- questions ----------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.over
+
+    def outcome(self) -> Outcome | None:
+        """None while the game goes on; how it ended otherwise (R20, R23 ``turn_limit``)."""
+        if not self.over:
+            return None
+        return Outcome(self.winner, self.reason or "win")
+
+    def card_count(self) -> int:
+        """How many cards the zones hold (54 for a game from :meth:`new`; R3)."""
+        return (
+            sum(self.hand_sizes)
+            + sum(2 + f[2] for t in self.towers for f in t)
+            + sum(self.milkshakes)
+            + int(self.donut)
+            + len(self.discard)
+            + len(self.draw)
+        )
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions now (R21), each once, in a fixed order; ``()`` once it is over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return legal
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            action = self.normalize(action)
+        except InvalidActionError:
+            return False
+        legal_set = self._legal_set
+        if legal_set is None:
+            legal_set = self._legal_set = frozenset(self.legal_actions())
+        return action in legal_set
+
+    def normalize(self, action: Any) -> Action:
+        """The canonical form of an action (sorted build cards; a dog on the active seat's
+        own tower without a target). Raises InvalidActionError for malformed input."""
+        if not isinstance(action, Action):
+            raise InvalidActionError(f"not an action: {action!r}")
+        canonical = Action.from_json(action.to_json())
+        if canonical.type == act.DOG and canonical.target == self.active:
+            canonical = Action(act.DOG, floor=canonical.floor)
+        target = canonical.target
+        if target is not None and target >= self.players:
+            raise InvalidActionError(
+                f"seat {target} does not exist: seats are 0 to {self.players - 1} (R1)"
+            )
+        return canonical
+
+    def _generate(self) -> tuple[Action, ...]:
+        if self.over:
+            return ()
+        me = self.active
+        hand = self.hands[me]
+        opts = self.options
+        towers = self.towers
+        n = self.players
+        out: list[Action] = []
+        append = out.append
+        for a, b, action in _BUILDS:
+            if hand[a] and hand[b]:
+                append(action)
+        opponents = [s for s in range(n) if s != me]
+        if any(hand[1:9]):
+            for o in opponents:
+                tower = towers[o]
+                if tower:
+                    number, _, dogs = tower[-1]
+                    if not dogs:
+                        low, high = sorted((number, 9 - number))
+                        if hand[low]:
+                            append(_STEALS[low][o])
+                        if hand[high]:
+                            append(_STEALS[high][o])
+        if hand[DOG]:
+            unlimited = opts.dogs_per_floor == "unlimited"
+            for t in range(n) if opts.dog_placement == "any" else (me,):
+                for f, floor in enumerate(towers[t]):
+                    if unlimited or not floor[2]:
+                        append(_OWN_DOGS[f] if t == me else _DOGS[t][f])
+        if hand[BONE]:
+            for t in range(n) if opts.bone_targets == "any" else opponents:
+                for f, floor in enumerate(towers[t]):
+                    if floor[2]:
+                        append(_BONES[t][f])
+        if hand[JACKHAMMER]:
+            for o in opponents:
+                if towers[o] and not towers[o][-1][2]:
+                    append(_HAMMERS[o])
+        if hand[WRECKING_BALL]:
+            for o in opponents:
+                if towers[o]:
+                    append(_BALLS[o])
+        sizes = self.hand_sizes
+        if hand[THIEF]:
+            for o in opponents:
+                if sizes[o]:
+                    append(_THIEVES[o])
+        if hand[SUPER_THIEF] and any(sizes[o] for o in opponents):
+            append(_SUPER_THIEF)
+        if hand[MILKSHAKE]:
+            forbid = opts.milkshake_stacking == "forbid"
+            for o in opponents:
+                if not (forbid and self.milkshakes[o]):
+                    append(_MILKSHAKES[o])
+        if hand[DONUT_TRUCK] and not self.donut:
+            append(_DONUT)
+        append(_END)
+        return tuple(out)
+
+    # -- applying -----------------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply a legal action and everything automatic that follows it.
+
+        An illegal action raises IllegalActionError naming the rule, a malformed one
+        InvalidActionError; either way the game is left exactly as it was.
+        """
+        action = self.normalize(action)
+        if not self.is_legal(action):
+            rule, reason = self.why_illegal(action)
+            raise IllegalActionError(rule, reason)
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply an action known to be legal and normalised (the fast path for search)."""
+        me = self.active
+        self._legal = None
+        self._legal_set = None
+        self.version += 1
+        self._actions.append(action)
+        self._events.append(("action", me, action))
+        _APPLY[action.type](self, me, action)
+
+    def _build(self, me: int, action: Action) -> None:
+        a = KIND_OF[action.cards[0]]
+        b = KIND_OF[action.cards[1]]
+        hand = self.hands[me]
+        hand[a] -= 1
+        hand[b] -= 1
+        self.hand_sizes[me] -= 2
+        # Build cards are sorted as codes, so a joker ("?") always comes second.
+        self._add_floor(me, (a, b, 0))
+
+    def _steal(self, me: int, action: Action) -> None:
+        card = KIND_OF[action.card]  # type: ignore[index]
+        target: int = action.target  # type: ignore[assignment]
+        number, other, _ = self.towers[target].pop()
+        if card == number:  # our card matches the number: we take the partner
+            taken, left = other, number
+        else:  # our card is 9 - number: we take the number, its partner is discarded
+            taken, left = number, other
+        self.discard.append(left)
+        self.hands[me][card] -= 1
+        self.hand_sizes[me] -= 1
+        self._add_floor(me, (card, taken, 0))
+
+    def _add_floor(self, me: int, floor: FloorT) -> None:
+        tower = self.towers[me]
+        tower.append(floor)
+        if len(tower) >= self.options.win_floors:  # R20
+            self._finish(me, "win")
+
+    def _dog(self, me: int, action: Action) -> None:
+        target = me if action.target is None else action.target
+        index: int = action.floor  # type: ignore[assignment]
+        number, other, dogs = self.towers[target][index]
+        self.towers[target][index] = (number, other, dogs + 1)
+        self._spend(me, DOG)
+
+    def _bone(self, me: int, action: Action) -> None:
+        target: int = action.target  # type: ignore[assignment]
+        index: int = action.floor  # type: ignore[assignment]
+        number, other, dogs = self.towers[target][index]
+        self.towers[target][index] = (number, other, dogs - 1)
+        self._spend(me, BONE)
+        self.discard.append(DOG)
+        self.discard.append(BONE)
+
+    def _jackhammer(self, me: int, action: Action) -> None:
+        number, other, _ = self.towers[action.target].pop()  # type: ignore[index]
+        self._spend(me, JACKHAMMER)
+        self.discard += (number, other, JACKHAMMER)
+
+    def _wrecking_ball(self, me: int, action: Action) -> None:
+        number, other, dogs = self.towers[action.target].pop()  # type: ignore[index]
+        self._spend(me, WRECKING_BALL)
+        self.discard += (number, other)
+        self.discard += (DOG,) * dogs
+        self.discard.append(WRECKING_BALL)
+
+    def _thief(self, me: int, action: Action) -> None:
+        self._spend(me, THIEF)
+        self.discard.append(THIEF)
+        rng = self._rng()
+        self._take_random_card(me, action.target, rng)  # type: ignore[arg-type]
+
+    def _super_thief(self, me: int, action: Action) -> None:
+        self._spend(me, SUPER_THIEF)
+        self.discard.append(SUPER_THIEF)
+        rng = self._rng()
+        n = self.players
+        for step in range(1, n):
+            victim = (me + step) % n
+            if self.hand_sizes[victim]:
+                self._take_random_card(me, victim, rng)
+
+    def _take_random_card(self, me: int, victim: int, rng: random.Random) -> None:
+        """Move one card, chosen uniformly at random, from the victim's hand to ours (R16)."""
+        hand = self.hands[victim]
+        index = rng.randrange(self.hand_sizes[victim])
+        kind = 0
+        while index >= hand[kind]:
+            index -= hand[kind]
+            kind += 1
+        hand[kind] -= 1
+        self.hand_sizes[victim] -= 1
+        self.hands[me][kind] += 1
+        self.hand_sizes[me] += 1
+        self._events.append(("stolen", me, victim, kind))
+
+    def _milkshake(self, me: int, action: Action) -> None:
+        self._spend(me, MILKSHAKE)
+        self.milkshakes[action.target] += 1  # type: ignore[index]
+
+    def _donut_truck(self, me: int, action: Action) -> None:
+        self._spend(me, DONUT_TRUCK)
+        self.donut = True
+
+    def _spend(self, me: int, kind: int) -> None:
+        self.hands[me][kind] -= 1
+        self.hand_sizes[me] -= 1
+
+    # -- the turn cycle -----------------------------------------------------------------
+    def _end_turn(self, me: int, action: Action) -> None:
+        self._refill(me)  # R8
+        self._pass()
+
+    def _refill(self, seat: int) -> None:
+        sizes = self.hand_sizes
+        while sizes[seat] < REFILL_TO and self._draw_card(seat):
+            pass
+
+    def _pass(self) -> None:
+        """R9: the donut truck's extra turn, or the next seat; milkshake turns pass at once."""
+        while True:
+            seat = self.active
+            if self.donut:
+                self.donut = False
+                self.discard.append(DONUT_TRUCK)
+                extra = True
+            else:
+                seat = (seat + 1) % self.players
+                extra = False
+            limit = self.options.turn_limit
+            if limit is not None and self.turn >= limit:
+                self._finish(None, "turn-limit")
+                return
+            if self._begin_turn(seat, extra):
+                return
+
+    def _begin_turn(self, seat: int, extra: bool) -> bool:
+        """R7: start the turn of ``seat``; False when it is a milkshake turn (already over)."""
+        self.turn += 1
+        self.active = seat
+        self._events.append(("turn", self.turn, seat, extra))
+        pending = self.milkshakes[seat]
+        if pending:  # R7a
+            count = pending if self.options.milkshake_stacking == "merge" else 1
+            self.milkshakes[seat] = pending - count
+            self.discard += (MILKSHAKE,) * count
+            self._events.append(("milkshake-turn", seat, count))
+            if not self.options.milkshake_blocks_refill:
+                self._refill(seat)
+            return False
+        if self.hand_sizes[seat] < NO_DRAW_FROM:  # R7b
+            self._draw_card(seat)
+        return True
+
+    def _draw_card(self, seat: int) -> bool:
+        """R9: draw one card, reshuffling the discard pile when the draw pile is empty."""
+        draw = self.draw
+        if not draw:
+            if not self.discard:
+                return False
+            draw = self.draw = self.discard
+            self.discard = []
+            self._rng().shuffle(draw)
+            self._events.append(("reshuffle", len(draw)))
+        card = draw.pop()
+        self.hands[seat][card] += 1
+        self.hand_sizes[seat] += 1
+        self._events.append(("draw", seat, card))
+        return True
+
+    def _rng(self) -> random.Random:
+        rng = random.Random(self.seed)
+        self.seed = rng.getrandbits(_SEED_BITS)
+        return rng
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        self.over = True
+        self.winner = winner
+        self.reason = reason
+        self._events.append(("end", winner, reason))
+
+    # -- explaining ---------------------------------------------------------------------
+    def why_illegal(self, action: Action) -> tuple[str, str]:
+        """The rule and the reason that forbid ``action`` now (for error messages)."""
+        from .explain import why_illegal
+
+        return why_illegal(self, action)
+
+    # -- what a seat sees ---------------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may know (R22); ``None`` gives the public view."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
+            raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
+        hand = None
+        if seat is not None:
+            counts = self.hands[seat]
+            hand = tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
+        return View(
+            seat=seat,
+            players=self.players,
+            active=self.active,
+            turn=self.turn,
+            version=self.version,
+            hand=hand,
+            hand_sizes=tuple(self.hand_sizes),
+            towers=tuple(tuple(floor_codes(f) for f in t) for t in self.towers),
+            milkshakes=tuple(self.milkshakes),
+            donut=self.donut,
+            discard=tuple(CODES[k] for k in self.discard),
+            draw_size=len(self.draw),
+            options=self.options,
+            winner=self.winner,
+            over=self.over,
+            events=tuple(self.events(seat)),
+        )
+
+    def public_view(self) -> View:
+        return self.view(None)
+
+    def events(self, seat: int | None, start: int = 0) -> list[Event]:
+        """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
+        out: list[Event] = []
+        for raw in self._events[start:]:
+            kind = raw[0]
+            if kind == "action":
+                out.append(Event("action", seat=raw[1], action=raw[2]))
+            elif kind == "draw":
+                card = CODES[raw[2]] if seat == raw[1] else None
+                out.append(Event("draw", seat=raw[1], card=card))
+            elif kind == "turn":
+                out.append(Event("turn", turn=raw[1], seat=raw[2], extra=raw[3]))
+            elif kind == "stolen":
+                card = CODES[raw[3]] if seat in (raw[1], raw[2]) else None
+                out.append(Event("stolen", seat=raw[1], victim=raw[2], card=card))
+            elif kind == "milkshake-turn":
+                out.append(Event("milkshake-turn", seat=raw[1], count=raw[2]))
+            elif kind == "reshuffle":
+                out.append(Event("reshuffle", count=raw[1]))
+            else:
+                out.append(Event("end", winner=raw[1], reason=raw[2]))
+        return out
+
+    @property
+    def event_count(self) -> int:
+        return len(self._events)
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The actions applied since the game (or its position) began."""
+        return tuple(self._actions)
+
+    # -- records ------------------------------------------------------------------------
+    def record(self) -> Any:
+        """The game record: how it began (setup and seed, or a position) and its actions."""
+        from .record import Record
+
+        if self._origin.get("position", 0) is None:
+            raise InvalidActionError("this copy was made without history and has no record")
+        return Record(origin=dict(self._origin), actions=tuple(self._actions))
+
+    # -- equality -----------------------------------------------------------------------
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.players,
+            self.options,
+            self.hands,
+            self.towers,
+            self.milkshakes,
+            self.donut,
+            self.discard,
+            self.draw,
+            self.active,
+            self.turn,
+            self.winner,
+            self.over,
+            self.reason,
+            self.seed,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Two games are equal when their positions (seed included) are."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Game.from_position({self.to_position()!r})"
+
+
+def floor_codes(floor: FloorT) -> Floor:
+    number, other, dogs = floor
+    return (CODES[number], CODES[other]) + ("dog",) * dogs
+
+
+_APPLY = {
+    act.BUILD: Game._build,
+    act.STEAL: Game._steal,
+    act.DOG: Game._dog,
+    act.BONE: Game._bone,
+    act.JACKHAMMER: Game._jackhammer,
+    act.WRECKING_BALL: Game._wrecking_ball,
+    act.THIEF: Game._thief,
+    act.SUPER_THIEF: Game._super_thief,
+    act.MILKSHAKE: Game._milkshake,
+    act.DONUT_TRUCK: Game._donut_truck,
+    act.END_TURN: Game._end_turn,
+}
+

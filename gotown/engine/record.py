@@ -1,0 +1,54 @@
+"""Game records: how a game began (setup and seed, or a position) and the actions taken."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action
+from .errors import GoTownError, InvalidPositionError
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A replayable game: ``origin`` is ``{"players", "options", "seed"}`` for a game from
+    :meth:`Game.new`, or ``{"position": {...}}`` for a game from a position."""
+
+    origin: dict[str, Any]
+    actions: tuple[Action, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.origin, "actions": [a.to_json() for a in self.actions]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Record:
+        if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
+            raise InvalidPositionError("a record is an object with a list of 'actions'")
+        origin = {k: v for k, v in data.items() if k != "actions"}
+        if set(origin) not in ({"players", "options", "seed"}, {"position"}):
+            raise InvalidPositionError(
+                "a record begins with 'players', 'options' and 'seed', or with a 'position'"
+            )
+        return cls(origin=origin, actions=tuple(Action.from_json(a) for a in data["actions"]))
+
+    def start(self) -> Any:
+        """The game as it stood before the first action."""
+        from .game import Game
+
+        if "position" in self.origin:
+            return Game.from_position(self.origin["position"])
+        return Game.new(
+            players=self.origin["players"],
+            seed=self.origin["seed"],
+            options=self.origin["options"],
+        )
+
+    def replay(self) -> Any:
+        """Play the record through (checked); raises if an action is illegal."""
+        game = self.start()
+        for index, action in enumerate(self.actions):
+            try:
+                game.apply(action)
+            except GoTownError as exc:
+                raise InvalidPositionError(f"action {index} of the record: {exc}") from None
+        return game

@@ -1,0 +1,225 @@
+"""The scenario runner of ``gotown scenarios`` (the format of ``shared/scenarios/FORMAT.md``).
+
+A scenario is a position and a list of steps that act on it and check it. The runner reports
+one line per scenario and ends with ``N passed, N failed``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .engine import Action, Game, GoTownError, IllegalActionError
+
+STEP_KEYS = {"do", "illegal", "legal", "not_legal", "legal_count", "expect"}
+EXPECT_KEYS = {
+    "towers", "hands", "discard", "active", "milkshakes", "donut", "hand_sizes", "draw_size",
+    "discard_size", "turn", "winner", "over", "draw",
+}  # fmt: skip
+
+
+class InvalidScenarioError(ValueError):
+    """A file that is not a valid scenario (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    name: str
+    description: str
+    passed: bool
+    invalid: bool = False
+    detail: str = ""
+
+
+def find_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files named, and every ``*.json`` under the folders named, in sorted order."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        else:
+            files.append(path)
+    return files
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The scenarios of a file (an object, or a list of objects)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidScenarioError(f"cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidScenarioError(f"not JSON: {exc}") from None
+    items = data if isinstance(data, list) else [data]
+    for item in items:
+        if not isinstance(item, dict) or "position" not in item or "steps" not in item:
+            raise InvalidScenarioError("a scenario is an object with 'position' and 'steps'")
+        if not isinstance(item["steps"], list):
+            raise InvalidScenarioError("'steps' must be a list")
+    return items
+
+
+def _action(data: Any, where: str) -> Action:
+    try:
+        return Action.from_json(data)
+    except GoTownError as exc:
+        raise InvalidScenarioError(f"{where}: {exc}") from None
+
+
+def _validate_steps(steps: list[Any]) -> None:
+    for number, step in enumerate(steps, 1):
+        where = f"step {number}"
+        if not isinstance(step, dict) or not step:
+            raise InvalidScenarioError(f"{where} must be a non-empty object")
+        unknown = sorted(set(step) - STEP_KEYS)
+        if unknown:
+            raise InvalidScenarioError(f"{where}: unknown key {unknown[0]!r}")
+        if "illegal" in step and "do" not in step:
+            raise InvalidScenarioError(f"{where}: 'illegal' needs a 'do'")
+        if "do" in step:
+            _action(step["do"], where)
+        for key in ("legal", "not_legal"):
+            if key in step:
+                if not isinstance(step[key], list):
+                    raise InvalidScenarioError(f"{where}: {key!r} must be a list of actions")
+                for item in step[key]:
+                    _action(item, where)
+        if "legal_count" in step and type(step["legal_count"]) is not int:
+            raise InvalidScenarioError(f"{where}: 'legal_count' must be an integer")
+        if "expect" in step:
+            expect = step["expect"]
+            if not isinstance(expect, dict):
+                raise InvalidScenarioError(f"{where}: 'expect' must be an object")
+            unknown = sorted(set(expect) - EXPECT_KEYS)
+            if unknown:
+                raise InvalidScenarioError(f"{where}: cannot expect {unknown[0]!r}")
+
+
+class StepFailedError(Exception):
+    pass
+
+
+def _multiset(cards: Any) -> Counter[str]:
+    return Counter(cards) if isinstance(cards, list) else Counter({repr(cards): 1})
+
+
+def _floors(tower: Any) -> list[Counter[str]]:
+    return [_multiset(f) for f in tower] if isinstance(tower, list) else [Counter()]
+
+
+def check_expect(game: Game, expect: dict[str, Any]) -> list[str]:
+    """The differences between ``expect`` and the position now (empty when it matches)."""
+    position = game.to_position()
+    problems: list[str] = []
+    actual: dict[str, Callable[[], Any]] = {
+        "active": lambda: game.active,
+        "milkshakes": lambda: position["milkshakes"],
+        "donut": lambda: game.donut,
+        "hand_sizes": lambda: list(game.hand_sizes),
+        "draw_size": lambda: len(game.draw),
+        "discard_size": lambda: len(game.discard),
+        "turn": lambda: game.turn,
+        "winner": lambda: game.winner,
+        "over": lambda: game.over,
+        "draw": lambda: position["draw"],
+    }
+    for key, want in expect.items():
+        if key == "towers":
+            got = position["towers"]
+            same = isinstance(want, list) and len(want) == len(got)
+            same = same and all(_floors(w) == _floors(g) for w, g in zip(want, got, strict=True))
+        elif key == "hands":
+            got = position["hands"]
+            same = isinstance(want, list) and len(want) == len(got)
+            same = same and all(
+                w is None or _multiset(w) == _multiset(g) for w, g in zip(want, got, strict=True)
+            )
+        elif key == "discard":
+            got = position["discard"]
+            same = _multiset(want) == _multiset(got)
+        else:
+            got = actual[key]()
+            same = want == got and type(want) is type(got)
+        if not same:
+            problems.append(f"{key}: expected {json.dumps(want)}, got {json.dumps(got)}")
+    return problems
+
+
+def run_steps(game: Game, steps: list[dict[str, Any]]) -> None:
+    """Run the steps on ``game``; raise StepFailedError naming the first step that fails."""
+    for number, step in enumerate(steps, 1):
+        where = f"step {number}"
+        if "do" in step:
+            action = Action.from_json(step["do"])
+            text = json.dumps(step["do"])
+            if "illegal" in step:
+                before = game.to_position()
+                version = game.version
+                try:
+                    game.apply(action)
+                except IllegalActionError:
+                    if game.to_position() != before or game.version != version:
+                        raise StepFailedError(
+                            f"{where}: refusing {text} changed the position"
+                        ) from None
+                else:
+                    raise StepFailedError(
+                        f"{where}: {text} was accepted, but {step['illegal']} forbids it"
+                    )
+            else:
+                try:
+                    game.apply(action)
+                except GoTownError as exc:
+                    raise StepFailedError(f"{where}: {text} was refused: {exc}") from None
+        for item in step.get("legal", []):
+            if not game.is_legal(Action.from_json(item)):
+                raise StepFailedError(f"{where}: {json.dumps(item)} should be legal and is not")
+        for item in step.get("not_legal", []):
+            if game.is_legal(Action.from_json(item)):
+                raise StepFailedError(f"{where}: {json.dumps(item)} should not be legal and is")
+        if "legal_count" in step:
+            legal = game.legal_actions()
+            if len(legal) != step["legal_count"]:
+                listed = ", ".join(str(a) for a in legal)
+                raise StepFailedError(
+                    f"{where}: {len(legal)} legal actions ({listed}), "
+                    f"expected {step['legal_count']}"
+                )
+        if "expect" in step:
+            problems = check_expect(game, step["expect"])
+            if problems:
+                raise StepFailedError(f"{where}: " + "; ".join(problems))
+
+
+def run_scenario(scenario: dict[str, Any], name: str) -> Result:
+    description = str(scenario.get("description", ""))
+    try:
+        game = Game.from_position(scenario["position"])
+    except GoTownError as exc:
+        return Result(name, description, False, invalid=True, detail=f"invalid position: {exc}")
+    try:
+        _validate_steps(scenario["steps"])
+    except InvalidScenarioError as exc:
+        return Result(name, description, False, invalid=True, detail=str(exc))
+    try:
+        run_steps(game, scenario["steps"])
+    except StepFailedError as exc:
+        return Result(name, description, False, detail=str(exc))
+    return Result(name, description, True)
+
+
+def run_paths(paths: Iterable[str | Path]) -> Iterator[Result]:
+    for path in find_files(paths):
+        try:
+            scenarios = load(path)
+        except InvalidScenarioError as exc:
+            yield Result(str(path), "", False, invalid=True, detail=str(exc))
+            continue
+        for index, scenario in enumerate(scenarios):
+            name = str(path) if len(scenarios) == 1 else f"{path}[{index}]"
+            yield run_scenario(scenario, name)
