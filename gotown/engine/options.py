@@ -33,7 +33,10 @@ class Options:
             raise bad("first_player", '"random" or a seat number')
         if self.dog_placement not in ("own", "any"):
             raise bad("dog_placement", '"own" or "any"')
-        if self.dogs_per_floor not in (1, "unlimited") or self.dogs_per_floor is True:
+        if self.dogs_per_floor not in (1, "unlimited") or type(self.dogs_per_floor) not in (
+            int,
+            str,
+        ):
             raise bad("dogs_per_floor", '1 or "unlimited"')
         if self.bone_targets not in ("opponents", "any"):
             raise bad("bone_targets", '"opponents" or "any"')
