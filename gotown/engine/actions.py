@@ -125,12 +125,12 @@ class Action(NamedTuple):
         if not isinstance(data, dict):
             raise InvalidActionError(f"an action must be a JSON object, not {_short(data)}")
         kind = data.get("type")
-        if kind not in _FIELDS:
+        if not isinstance(kind, str) or kind not in _FIELDS:
             raise InvalidActionError(
                 f"unknown action type {_short(kind)}; expected one of {', '.join(ACTION_TYPES)}"
             )
         expected = _FIELDS[kind]
-        extra = sorted(set(data) - {"type", *expected})
+        extra = sorted(map(str, set(data) - {"type", *expected}))
         if extra:
             raise InvalidActionError(f"a {kind} action has no field {extra[0]!r}")
         values: dict[str, Any] = {}
@@ -210,7 +210,11 @@ def parse_action(text: str) -> Action:
     if m := _BUILD_RE.match(src):
         return Action.build(m[1], m[2])
     if m := _STEAL_RE.match(src):
-        return Action.steal(m[1], int(m[2]))
+        steal = {"type": STEAL, "card": m[1], "target": int(m[2])}
+        try:
+            return Action.from_json(steal)
+        except InvalidActionError as exc:
+            raise InvalidNotationError(f"cannot read {text!r}: {exc}") from None
     m = _WORD_RE.match(src.replace(" ", ""))
     if m is None or m[1] not in _ALIASES:
         raise InvalidNotationError(

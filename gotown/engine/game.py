@@ -318,7 +318,11 @@ class Game:
         own tower without a target). Raises InvalidActionError for malformed input."""
         if not isinstance(action, Action):
             raise InvalidActionError(f"not an action: {action!r}")
-        canonical = Action.from_json(action.to_json())
+        try:
+            data = action.to_json()
+        except (TypeError, ValueError):  # an Action built by hand with junk fields
+            raise InvalidActionError(f"not an action: {tuple(action)!r}") from None
+        canonical = Action.from_json(data)
         if canonical.type == act.DOG and canonical.target == self.active:
             canonical = Action(act.DOG, floor=canonical.floor)
         target = canonical.target

@@ -52,7 +52,8 @@ class Event:
 
     @classmethod
     def from_json(cls, data: Any) -> Event:
-        if not isinstance(data, dict) or data.get("type") not in EVENT_FIELDS:
+        kind = data.get("type") if isinstance(data, dict) else None
+        if not isinstance(kind, str) or kind not in EVENT_FIELDS:
             raise InvalidPositionError(f"not an event: {data!r}")
         names = EVENT_FIELDS[data["type"]]
         if set(data) != {"type", *names}:

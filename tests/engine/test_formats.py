@@ -1,0 +1,298 @@
+"""Malformed input: actions (InvalidActionError), notation, positions (InvalidPositionError),
+options, views, events and records; and fuzzing that only GoTownError ever comes out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gotown.engine import (
+    Action,
+    Event,
+    Game,
+    GoTownError,
+    InvalidActionError,
+    InvalidNotationError,
+    InvalidOptionsError,
+    InvalidPositionError,
+    Options,
+    Record,
+    View,
+    format_action,
+    parse_action,
+)
+
+from .helpers import game
+
+
+# -- actions --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ([], "JSON object"),
+        ("end-turn", "JSON object"),
+        ({}, "unknown action type"),
+        ({"type": "fly"}, "unknown action type"),
+        ({"type": []}, "unknown action type"),
+        ({"type": "build"}, "needs the field 'cards'"),
+        ({"type": "build", "cards": ["1"]}, "two cards"),
+        ({"type": "build", "cards": ["1", "8", "8"]}, "two cards"),
+        ({"type": "build", "cards": "18"}, "two cards"),
+        ({"type": "build", "cards": ["1", "9"]}, "not a card code"),
+        ({"type": "build", "cards": ["1", 8]}, "not a card code"),
+        ({"type": "steal", "card": "5"}, "needs the field 'target'"),
+        ({"type": "steal", "card": "5", "target": -1}, "target"),
+        ({"type": "steal", "card": "5", "target": "1"}, "target"),
+        ({"type": "steal", "card": "5", "target": True}, "target"),
+        ({"type": "steal", "card": "5", "target": 1.0}, "target"),
+        ({"type": "dog"}, "needs the field 'floor'"),
+        ({"type": "bone", "target": 1}, "needs the field 'floor'"),
+        ({"type": "jackhammer", "target": 1, "floor": 0}, "no field 'floor'"),
+        ({"type": "end-turn", "seat": 0}, "no field 'seat'"),
+        ({"type": "end-turn", 1: 2, "x": 3}, "no field"),
+    ],
+)
+def test_malformed_actions_raise_invalid_action_error(data: Any, problem: str) -> None:
+    with pytest.raises(InvalidActionError, match=problem):
+        Action.from_json(data)
+
+
+def test_malformed_action_objects_are_refused_by_the_game_unchanged() -> None:
+    g = Game.new(players=2, seed=1)
+    before = g.to_position()
+    for bad in [
+        "end",
+        {"type": "end-turn"},
+        Action("build", cards=None),  # type: ignore[arg-type]
+        Action([]),  # type: ignore[arg-type]
+        Action("fly"),
+        Action("steal", card="5", target="x"),  # type: ignore[arg-type]
+        Action.thief(7),  # no seat 7 (R1)
+    ]:
+        with pytest.raises(InvalidActionError):
+            g.apply(bad)  # type: ignore[arg-type]
+        assert not g.is_legal(bad)  # type: ignore[arg-type]
+        assert g.to_position() == before and g.version == 0
+
+
+def test_action_json_fills_defaults_and_sorts_build_cards() -> None:
+    assert Action.from_json({"type": "build", "cards": ["6", "3"]}) == Action.build("3", "6")
+    assert Action.build("?", "2").to_json() == {"type": "build", "cards": ["2", "?"]}
+    assert Action.dog(0).to_json() == {"type": "dog", "floor": 0}
+    assert Action.dog(0, 2).to_json() == {"type": "dog", "floor": 0, "target": 2}
+    g = game(hands=[["dog"], []], towers=[[["1", "8"]], []])
+    assert g.normalize(Action.dog(0, 0)) == Action.dog(0)
+
+
+# -- notation -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("3+6", Action.build("3", "6")),
+        ("?+2", Action.build("2", "?")),
+        (" 6 + 3 ", Action.build("3", "6")),
+        ("5@1", Action.steal("5", 1)),
+        ("dog#0", Action.dog(0)),
+        ("dog#0@2", Action.dog(0, 2)),
+        ("bone#1@1", Action.bone(1, 1)),
+        ("jackhammer@1", Action.jackhammer(1)),
+        ("Wrecking-Ball@3", Action.wrecking_ball(3)),
+        ("thief@1", Action.thief(1)),
+        ("super-thief", Action.super_thief()),
+        ("milkshake@1", Action.milkshake(1)),
+        ("donut-truck", Action.donut_truck()),
+        ("end", Action.end_turn()),
+    ],
+)
+def test_notation_reads_the_documented_forms(text: str, action: Action) -> None:
+    assert parse_action(text) == action
+    assert parse_action(format_action(action)) == action
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "3+", "+6", "3-6", "10+1", "fly", "dog", "bone@1", "thief", "5@", "5@99999999999999999",
+     "dog#99999999999999999", "jackhammer#1@1", "٣+٦", "3+6+1"],
+)  # fmt: skip
+def test_bad_notation_raises_invalid_notation_error(text: str) -> None:
+    with pytest.raises(InvalidNotationError):
+        parse_action(text)
+
+
+def test_notation_must_be_text() -> None:
+    with pytest.raises(InvalidNotationError):
+        parse_action(36)  # type: ignore[arg-type]
+
+
+# -- positions ------------------------------------------------------------------------------
+BASE: dict[str, Any] = {"players": 2, "active": 0, "hands": [[], []], "towers": [[], []]}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"players": 1}, "R1"),
+        ({"players": 5}, "R1"),
+        ({"players": "2"}, "integer"),
+        ({"active": 2}, "R1"),
+        ({"active": -1}, "R1"),
+        ({"active": None}, "integer"),
+        ({"hands": [[]]}, "one entry per seat"),
+        ({"hands": None}, "one entry per seat"),
+        ({"hands": [["1"], "2"]}, "list of cards"),
+        ({"hands": [["1", "joker"], []]}, "R2"),
+        ({"towers": [[], [], []]}, "one entry per seat"),
+        ({"towers": [[], {"0": 1}]}, "list of floors"),
+        ({"towers": [[["1", "7"]], []]}, "R5"),
+        ({"towers": [[["1"]], []]}, "R5"),
+        ({"towers": [[["?", "?"]], []]}, "R5"),
+        ({"towers": [[["dog", "1", "8", "dog"]], []]}, "R12"),
+        ({"towers": [[["thief", "1"]], []]}, "R5"),
+        ({"milkshakes": [0, -1]}, "milkshakes"),
+        ({"milkshakes": [0, 4]}, "R2"),
+        ({"milkshakes": [0]}, "one entry per seat"),
+        ({"donut": 1}, "donut"),
+        ({"donut": True, "hands": [["donut-truck"], []]}, "R2"),
+        ({"discard": "1"}, "list of cards"),
+        ({"draw": ["1"] * 5}, "R2"),
+        ({"turn": 0}, "turn"),
+        ({"seed": "x"}, "integer"),
+        ({"seed": 1.5}, "integer"),
+        ({"winner": 2}, "not a seat"),
+        ({"over": "yes"}, "over"),
+        ({"options": {"win_floors": 3}}, "R23"),
+        ({"options": []}, "R23"),
+        ({"colour": "red"}, "no field 'colour'"),
+        ({"towers": [[["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]], []]}, "R20"),
+    ],
+)
+def test_invalid_positions_name_the_problem(change: dict[str, Any], problem: str) -> None:
+    with pytest.raises(InvalidPositionError, match=problem):
+        Game.from_position({**BASE, **change})
+
+
+def test_a_position_must_be_an_object() -> None:
+    for bad in [None, [], "x", 3]:
+        with pytest.raises(InvalidPositionError):
+            Game.from_position(bad)
+
+
+def test_options_errors_are_position_errors() -> None:
+    assert issubclass(InvalidOptionsError, InvalidPositionError)
+    with pytest.raises(InvalidOptionsError):
+        Options.from_json({"dogs_per_floor": 1.0})
+    assert Options.from_json(None) == Options()
+    assert Options.from_json(Options(win_floors=4)) == Options(win_floors=4)
+
+
+# -- views, events, records -----------------------------------------------------------------
+def test_view_event_and_record_refuse_junk() -> None:
+    for bad in [None, [], {}, {"seat": 0}, "view"]:
+        with pytest.raises(InvalidPositionError):
+            View.from_json(bad)
+    for bad in [None, {}, {"type": []}, {"type": "draw"}, {"type": "draw", "seat": 0}]:
+        with pytest.raises(GoTownError):
+            Event.from_json(bad)
+    for bad in [None, {}, {"actions": []}, {"actions": {}}, {"players": 2, "actions": []},
+                {"players": 2, "options": {}, "seed": 0, "actions": [{"type": "fly"}]}]:  # fmt: skip
+        with pytest.raises(GoTownError):
+            Record.from_json(bad)
+
+
+def test_replaying_a_record_with_an_illegal_action_raises() -> None:
+    position = {**BASE, "hands": [["thief"], []]}
+    record = Record.from_json({"position": position, "actions": [{"type": "thief", "target": 1}]})
+    with pytest.raises(InvalidPositionError, match="action 0"):
+        record.replay()
+
+
+# -- fuzzing: only GoTownError may come out -------------------------------------------------
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 70),
+    st.floats(allow_nan=False, allow_infinity=False, width=16),
+    st.sampled_from(
+        ["1", "5", "8", "?", "dog", "bone", "thief", "", "x", "build", "steal", "end-turn",
+         "random", "any", "unlimited", "merge", "stack", "own", "opponents"]
+    ),
+)  # fmt: skip
+_keys = st.sampled_from(
+    ["type", "cards", "card", "target", "floor", "players", "active", "hands", "towers",
+     "milkshakes", "donut", "discard", "draw", "turn", "options", "seed", "winner", "over",
+     "win_floors", "dogs_per_floor", "first_player", "turn_limit", "zzz"]
+)  # fmt: skip
+junk = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_keys, inner, max_size=6),
+    max_leaves=25,
+)
+
+
+def _mutated_positions() -> st.SearchStrategy[Any]:
+    """Valid-looking positions with one field replaced by junk."""
+    base = {
+        "players": 3, "active": 1, "hands": [["1", "thief"], ["8"], []],
+        "towers": [[["3", "?", "dog"]], [], [["4", "5"]]], "milkshakes": [0, 1, 0],
+        "discard": ["bone"], "draw": ["2", "7"], "options": {"win_floors": 4}, "seed": 3,
+    }  # fmt: skip
+    return st.builds(lambda key, value: {**base, key: value}, st.sampled_from(sorted(base)), junk)
+
+
+@settings(max_examples=300)
+@given(st.one_of(junk, st.builds(lambda t, d: {**d, "type": t} if isinstance(d, dict) else d,
+                                 st.sampled_from(["build", "steal", "dog", "bone", "thief"]),
+                                 junk)))  # fmt: skip
+def test_fuzz_action_from_json_raises_only_gotown_errors(data: Any) -> None:
+    try:
+        action = Action.from_json(data)
+    except GoTownError:
+        return
+    assert Action.from_json(action.to_json()) == action
+    g = Game.new(players=2, seed=0)
+    before = g.to_position()
+    try:
+        g.apply(action)
+    except GoTownError:
+        assert g.to_position() == before
+
+
+@settings(max_examples=300)
+@given(st.one_of(junk, _mutated_positions()))
+def test_fuzz_game_from_position_raises_only_gotown_errors(data: Any) -> None:
+    try:
+        g = Game.from_position(data)
+    except GoTownError:
+        return
+    assert Game.from_position(g.to_position()) == g
+    for action in g.legal_actions():
+        g.copy().apply(action)
+
+
+@settings(max_examples=150)
+@given(junk)
+def test_fuzz_options_view_event_record_notation_raise_only_gotown_errors(data: Any) -> None:
+    for parse in (Options.from_json, View.from_json, Event.from_json, Record.from_json):
+        try:
+            parse(data)
+        except GoTownError:
+            pass
+    try:
+        parse_action(json.dumps(data))
+    except GoTownError:
+        pass
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet="0123456789?+@# -abcdefghijklmnopqrstuvwxyz", max_size=16))
+def test_fuzz_notation_parses_or_raises_invalid_notation(text: str) -> None:
+    try:
+        action = parse_action(text)
+    except InvalidNotationError:
+        return
+    assert parse_action(format_action(action)) == action
+    assert Action.from_json(action.to_json()) == action
