@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import Action, Game, GoTownError, IllegalActionError
+from .engine import Action, Game, GoTownError
 
 STEP_KEYS = {"do", "illegal", "legal", "not_legal", "legal_count", "expect"}
 EXPECT_KEYS = {
@@ -105,7 +105,9 @@ class StepFailedError(Exception):
 
 
 def _multiset(cards: Any) -> Counter[str]:
-    return Counter(cards) if isinstance(cards, list) else Counter({repr(cards): 1})
+    if not isinstance(cards, list):
+        return Counter({repr(cards): 1})
+    return Counter(c if isinstance(c, str) else repr(c) for c in cards)
 
 
 def _floors(tower: Any) -> list[Counter[str]]:
@@ -162,7 +164,7 @@ def run_steps(game: Game, steps: list[dict[str, Any]]) -> None:
                 version = game.version
                 try:
                     game.apply(action)
-                except IllegalActionError:
+                except GoTownError:  # illegal (R21) or impossible here (a seat that is not)
                     if game.to_position() != before or game.version != version:
                         raise StepFailedError(
                             f"{where}: refusing {text} changed the position"
