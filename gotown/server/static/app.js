@@ -1,0 +1,641 @@
+/* GoTown web table: plain JavaScript, no build step.
+   Every piece of game data shown here comes from the server's per-seat view. */
+"use strict";
+
+const LANGS = ["en", "fr", "es", "it", "de", "nl", "cs", "pl"];
+const OPTIONS = {
+  win_floors: [5, 4],
+  dog_placement: ["own", "any"],
+  dogs_per_floor: [1, "unlimited"],
+  bone_targets: ["opponents", "any"],
+  milkshake_stacking: ["forbid", "merge", "stack"],
+  milkshake_blocks_refill: [true, false],
+};
+let LEVELS = ["random", "easy", "medium", "hard", "expert"];
+let I18N = {};
+let FALLBACK = {};
+let lang = "en";
+
+/* ---------- small helpers ---------- */
+const $ = (sel, root = document) => root.querySelector(sel);
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+function t(key, params = {}) {
+  let s = I18N[key] ?? FALLBACK[key] ?? key;
+  for (const [k, v] of Object.entries(params)) s = s.split("{" + k + "}").join(String(v));
+  return s;
+}
+let toastTimer = null;
+function toast(message, info = false) {
+  const el = $("#toast");
+  el.textContent = message;
+  el.className = info ? "info" : "";
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
+}
+function errorText(err) {
+  if (!err) return t("err_network");
+  const key = "err_" + err.code;
+  const known = I18N[key] ?? FALLBACK[key];
+  return known ? known + (err.rule ? " (" + err.rule + ")" : "") + " — " + err.message : err.message;
+}
+async function api(method, path, body, token) {
+  const headers = { "Accept": "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["X-Seat-Token"] = token;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw { code: "network", message: t("err_network") };
+  }
+  if (res.status === 204) return null;
+  let data = null;
+  try { data = await res.json(); } catch (e) { /* not JSON */ }
+  if (!res.ok) throw (data && data.error) || { code: "http-" + res.status, message: res.statusText };
+  return data;
+}
+const tokens = {
+  get(gameId) { try { return localStorage.getItem("gotown.token." + gameId); } catch (e) { return null; } },
+  set(gameId, token) { try { localStorage.setItem("gotown.token." + gameId, token); } catch (e) { /* private mode */ } },
+};
+
+/* ---------- i18n ---------- */
+async function loadLang(code) {
+  if (!LANGS.includes(code)) code = "en";
+  const res = await fetch("/static/i18n/" + code + ".json");
+  I18N = await res.json();
+  if (!Object.keys(FALLBACK).length) FALLBACK = code === "en" ? I18N : await (await fetch("/static/i18n/en.json")).json();
+  lang = code;
+  document.documentElement.lang = code;
+  try { localStorage.setItem("gotown.lang", code); } catch (e) { /* ignore */ }
+  $("#lang").value = code;
+  $("#rules-link").textContent = t("rules");
+  $("#rules-link").href = "/rules/" + code;
+  $("#lang-label").textContent = t("language");
+}
+function initialLang() {
+  let saved = null;
+  try { saved = localStorage.getItem("gotown.lang"); } catch (e) { /* ignore */ }
+  if (saved && LANGS.includes(saved)) return saved;
+  const nav = (navigator.language || "en").slice(0, 2).toLowerCase();
+  return LANGS.includes(nav) ? nav : "en";
+}
+
+/* ---------- cards ---------- */
+const NUMBERS = ["1", "2", "3", "4", "5", "6", "7", "8"];
+function cardClass(code) {
+  if (NUMBERS.includes(code)) {
+    const n = Number(code), lo = Math.min(n, 9 - n);
+    return "c" + lo + (9 - lo);
+  }
+  return code === "?" ? "cjoker" : "cspecial";
+}
+function cardName(code) {
+  if (NUMBERS.includes(code)) return t("card_floor");
+  return t("card_" + code);
+}
+function cardLabel(code) {
+  return NUMBERS.includes(code) ? code : (code === "?" ? t("card_?") : t("card_" + code));
+}
+function floorValues(floor) {
+  const cards = floor.filter((c) => c !== "dog");
+  const dogs = floor.length - cards.length;
+  const nums = cards.filter((c) => c !== "?");
+  const values = cards.map((c) => (c === "?" ? (nums.length ? 9 - Number(nums[0]) : "?") : Number(c)));
+  return { cards, dogs, values };
+}
+
+/* ---------- routing ---------- */
+const route = { name: "home", id: null };
+function parseRoute() {
+  const p = location.pathname.split("/").filter(Boolean);
+  if (p[0] === "j" && p[1]) return { name: "join", id: p[1] };
+  if (p[0] === "g" && p[1]) return { name: "table", id: p[1] };
+  if (p[0] === "w" && p[1]) return { name: "watch", id: p[1] };
+  if (p[0] === "r" && p[1]) return { name: "replay", id: p[1] };
+  return { name: "home", id: null };
+}
+function render() {
+  Object.assign(route, parseRoute());
+  const app = $("#app");
+  app.replaceChildren();
+  if (route.name === "home") renderHome(app);
+  else if (route.name === "join") renderJoin(app, route.id);
+  else if (route.name === "table" || route.name === "watch") table.open(app, route.id, route.name === "watch");
+  else if (route.name === "replay") renderReplay(app, route.id);
+}
+
+/* ---------- home: create a game ---------- */
+function renderHome(app) {
+  const form = h("form", { id: "create-form", class: "panel", "aria-labelledby": "create-title" });
+  const seatsBox = h("div", { id: "seat-specs" });
+  let count = 3;
+  const specs = [{ kind: "human" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }];
+  function drawSeats() {
+    seatsBox.replaceChildren();
+    for (let i = 0; i < count; i++) {
+      const kind = h("select", { id: "seat-kind-" + i, "aria-label": t("seat_n", { n: i + 1 }) },
+        h("option", { value: "human" }, t("person")), h("option", { value: "bot" }, t("bot")));
+      kind.value = i === 0 ? "human" : specs[i].kind;
+      kind.disabled = i === 0;
+      const level = h("select", { id: "seat-level-" + i, "aria-label": t("bot_level") },
+        ...LEVELS.map((l) => h("option", { value: l }, t("level_" + l))));
+      level.value = specs[i].level || "medium";
+      level.hidden = kind.value !== "bot";
+      kind.addEventListener("change", () => { specs[i].kind = kind.value; level.hidden = kind.value !== "bot"; });
+      level.addEventListener("change", () => { specs[i].level = level.value; });
+      seatsBox.append(h("div", { class: "seat-spec" },
+        h("strong", {}, t("seat_n", { n: i + 1 })), kind, level, i === 0 ? h("span", { class: "help" }, t("you")) : null));
+    }
+  }
+  const players = h("select", { id: "players" }, ...[2, 3, 4].map((n) => h("option", { value: n }, n)));
+  players.value = String(count);
+  players.addEventListener("change", () => { count = Number(players.value); drawSeats(); });
+  const name = h("input", { id: "name", required: true, maxlength: 24, autocomplete: "nickname" });
+  try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
+  const gameLang = h("select", { id: "game-lang" }, ...LANGS.map((l) => h("option", { value: l }, l.toUpperCase())));
+  gameLang.value = lang;
+  gameLang.addEventListener("change", () => loadLang(gameLang.value).then(render));
+  const short = h("input", { type: "checkbox", id: "opt-short" });
+  const optionsBox = h("fieldset", { class: "panel" }, h("legend", {}, t("options")),
+    h("div", { class: "option" }, short, h("label", { for: "opt-short" }, h("strong", {}, t("opt_win_floors"))), h("p", {}, t("opt_win_floors_help"))));
+  const optionInputs = {};
+  for (const [key, values] of Object.entries(OPTIONS)) {
+    if (key === "win_floors") continue;
+    const sel = h("select", { id: "opt-" + key }, ...values.map((v) => h("option", { value: JSON.stringify(v) }, t("opt_" + key + "_" + String(v)))));
+    optionInputs[key] = sel;
+    optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-" + key }, h("strong", {}, t("opt_" + key))), sel, h("p", {}, t("opt_" + key + "_help"))));
+  }
+  form.append(
+    h("h1", { id: "create-title" }, t("new_game")),
+    h("div", { class: "field" }, h("label", { for: "name" }, t("your_name")), name),
+    h("div", { class: "field" }, h("label", { for: "players" }, t("players")), players),
+    seatsBox,
+    h("div", { class: "field" }, h("label", { for: "game-lang" }, t("language")), gameLang),
+    optionsBox,
+    h("button", { class: "primary", type: "submit", id: "create-btn" }, t("create")),
+  );
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const seats = [];
+    for (let i = 0; i < count; i++) seats.push(i === 0 ? { kind: "human" } : (specs[i].kind === "bot" ? { kind: "bot", level: specs[i].level || "medium" } : { kind: "human" }));
+    const options = {};
+    if (short.checked) options.win_floors = 4;
+    for (const [key, sel] of Object.entries(optionInputs)) options[key] = JSON.parse(sel.value);
+    try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
+    try {
+      const res = await api("POST", "/api/games", { seats, options, language: gameLang.value, name: name.value.trim() });
+      tokens.set(res.game_id, res.token);
+      history.pushState({}, "", "/g/" + res.game_id);
+      render();
+    } catch (err) { toast(errorText(err)); }
+  });
+  drawSeats();
+  app.append(form, h("p", { class: "help" }, h("a", { href: "/rules/" + lang }, t("read_rules"))));
+  name.focus();
+}
+
+/* ---------- join ---------- */
+async function renderJoin(app, code) {
+  let lobby;
+  try { lobby = await api("GET", "/api/invitations/" + encodeURIComponent(code)); } catch (err) {
+    app.append(h("p", { class: "panel" }, errorText(err))); return;
+  }
+  const mine = tokens.get(lobby.game_id);
+  if (mine) { history.replaceState({}, "", "/g/" + lobby.game_id); render(); return; }
+  const panel = h("form", { class: "panel", id: "join-form" });
+  const name = h("input", { id: "join-name", required: true, maxlength: 24, autocomplete: "nickname" });
+  try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
+  const free = lobby.seats.filter((s) => !s.taken);
+  const seatSel = h("select", { id: "join-seat" }, ...free.map((s) => h("option", { value: s.seat }, t("seat_n", { n: s.seat + 1 }))));
+  panel.append(
+    h("h1", {}, t("join_title")),
+    h("ul", { class: "seats-list" }, ...lobby.seats.map((s) => h("li", {}, seatLabel(lobby, s.seat)))),
+    free.length ? h("div", {},
+      h("div", { class: "field" }, h("label", { for: "join-name" }, t("your_name")), name),
+      h("div", { class: "field" }, h("label", { for: "join-seat" }, t("seat")), seatSel),
+      h("button", { class: "primary", type: "submit", id: "join-btn" }, t("take_seat")),
+    ) : h("p", {}, t("no_free_seat"), " ", h("a", { href: "/w/" + lobby.game_id }, t("watch"))),
+  );
+  panel.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
+    try {
+      const res = await api("POST", "/api/games/" + lobby.game_id + "/join", { code, name: name.value.trim(), seat: Number(seatSel.value) });
+      tokens.set(res.game_id, res.token);
+      history.pushState({}, "", "/g/" + res.game_id);
+      render();
+    } catch (err) { toast(errorText(err)); }
+  });
+  if (lobby.language && !localStorage.getItem("gotown.lang")) await loadLang(lobby.language);
+  app.append(panel);
+  name.focus();
+}
+
+/* ---------- names and sentences ---------- */
+function seatName(lobby, seat, viewer) {
+  if (seat === null || seat === undefined) return "?";
+  if (viewer !== null && viewer !== undefined && seat === viewer) return t("you");
+  const s = lobby && lobby.seats[seat];
+  if (!s) return t("seat_n", { n: seat + 1 });
+  if (s.name) return s.name;
+  if (s.kind === "bot") return t("bot_name", { n: seat + 1, level: t("level_" + s.level) });
+  return t("seat_n", { n: seat + 1 });
+}
+function seatLabel(lobby, seat) {
+  const s = lobby.seats[seat];
+  const who = s.kind === "bot" ? t("bot_name", { n: seat + 1, level: t("level_" + s.level) })
+    : (s.name ? s.name : t("free_seat"));
+  return [h("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? t("online") : t("offline") }), t("seat_n", { n: seat + 1 }) + ": " + who];
+}
+function actionText(a, state, actor) {
+  const viewer = state.seat;
+  const you = actor !== null && actor === viewer;
+  const P = (s) => seatName(state.lobby, s, viewer);
+  const suffix = you ? "_you" : "";
+  const p = { actor: P(actor), target: P(a.target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
+  if (a.type === "build") { p.a = cardLabel(a.cards[0]); p.b = cardLabel(a.cards[1]); }
+  const key = "log_" + a.type + suffix;
+  return t(key, p);
+}
+function buttonText(a, state) {
+  const P = (s) => seatName(state.lobby, s, state.seat);
+  const p = { target: P(a.target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
+  if (a.type === "build") { p.a = cardLabel(a.cards[0]); p.b = cardLabel(a.cards[1]); }
+  if (a.type === "dog" && a.target !== undefined && a.target !== null && a.target !== state.seat) return t("btn_dog_other", p);
+  return t("btn_" + a.type, p);
+}
+function eventLines(events, state) {
+  const viewer = state.seat;
+  const P = (s) => seatName(state.lobby, s, viewer);
+  const lines = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (e.type === "turn") {
+      lines.push({ cls: "turn", text: t(e.extra ? "log_turn_extra" : "log_turn", { turn: e.turn, actor: P(e.seat) }) });
+    } else if (e.type === "draw") {
+      lines.push({ text: e.card ? t("log_draw_you", { card: cardLabel(e.card) }) : t("log_draw", { actor: P(e.seat) }) });
+    } else if (e.type === "milkshake-turn") {
+      lines.push({ text: t(e.seat === viewer ? "log_milkshake_turn_you" : "log_milkshake_turn", { actor: P(e.seat) }) });
+    } else if (e.type === "action") {
+      const a = e.action;
+      if (a.type === "thief" || a.type === "super-thief") {
+        const stolen = [];
+        while (i + 1 < events.length && events[i + 1].type === "stolen") stolen.push(events[++i]);
+        if (!stolen.length) { lines.push({ text: actionText(a, state, e.seat) }); continue; }
+        for (const s of stolen) {
+          const k = "_" + a.type;
+          if (s.seat === viewer && s.card) lines.push({ text: t("log_stolen_by_you" + k, { card: cardLabel(s.card), victim: P(s.victim) }) });
+          else if (s.victim === viewer && s.card) lines.push({ text: t("log_stolen_from_you" + k, { actor: P(s.seat), card: cardLabel(s.card) }) });
+          else lines.push({ text: t("log_stolen" + k, { actor: P(s.seat), victim: P(s.victim) }) });
+        }
+      } else if (a.type === "end-turn") {
+        lines.push({ text: t(e.seat === viewer ? "log_end-turn_you" : "log_end-turn", { actor: P(e.seat) }) });
+      } else {
+        lines.push({ text: actionText(a, state, e.seat) });
+      }
+    } else if (e.type === "stolen") {
+      lines.push({ text: t("log_stolen_thief", { actor: P(e.seat), victim: P(e.victim) }) });
+    } else if (e.type === "reshuffle") {
+      lines.push({ text: t("log_reshuffle", { count: e.count ?? e.cards ?? "" }) });
+    } else if (e.type === "end") {
+      lines.push({ cls: "turn", text: e.winner === null ? t("log_end_nowinner") : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
+    }
+  }
+  return lines;
+}
+
+/* ---------- the table ---------- */
+function cardEl(code, extra = {}) {
+  const isNum = NUMBERS.includes(code) || code === "?";
+  return h("span", { class: "card " + cardClass(code) + (isNum ? "" : " special"), "aria-label": NUMBERS.includes(code) ? cardName(code) + " " + code : cardLabel(code), ...extra },
+    isNum ? h("span", { class: "num", "aria-hidden": "true" }, code) : null,
+    h("span", { class: "name" }, NUMBERS.includes(code) ? cardName(code) : cardLabel(code)));
+}
+function miniCard(code, value) {
+  const label = code === "?" ? "?=" + value : code;
+  return h("span", { class: "mini " + cardClass(code), title: code === "?" ? t("joker_value", { n: value }) : cardName(code) }, label);
+}
+function towerEl(tower, prevFloors, seat, view) {
+  const el = h("div", { class: "tower", "aria-label": t("tower") });
+  tower.forEach((floor, i) => {
+    const { cards, dogs, values } = floorValues(floor);
+    const f = h("div", { class: "floor" + (i === tower.length - 1 ? " top" : "") + (i >= prevFloors ? " new" : ""), "data-floor": i },
+      h("span", { class: "badge", title: t("floor_n", { n: i + 1 }) }, i + 1),
+      ...cards.map((c, k) => miniCard(c, values[k])),
+      ...Array.from({ length: dogs }, () => h("span", { class: "mini cspecial dogmark", title: t("card_dog") }, t("card_dog"))));
+    el.append(f);
+  });
+  if (!tower.length) el.append(h("div", { class: "help" }, t("no_floor")));
+  return el;
+}
+function usesOf(a) {
+  switch (a.type) {
+    case "build": return [...a.cards];
+    case "steal": return [a.card];
+    case "end-turn": return [];
+    default: return [a.type === "dog" ? "dog" : a.type];
+  }
+}
+function contains(big, small) {
+  const rest = [...big];
+  for (const c of small) { const k = rest.indexOf(c); if (k < 0) return false; rest.splice(k, 1); }
+  return true;
+}
+
+const table = {
+  app: null, gameId: null, token: null, spectator: false, ws: null, state: null,
+  selected: [], hints: null, prevFloors: {}, retry: 0, closed: false, busy: false,
+
+  open(app, gameId, spectator) {
+    this.close();
+    this.app = app; this.gameId = gameId; this.spectator = spectator; this.closed = false;
+    this.selected = []; this.hints = null; this.prevFloors = {}; this.state = null;
+    const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
+    if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
+    this.token = spectator ? null : tokens.get(gameId);
+    if (!spectator && !this.token) {
+      app.append(h("div", { class: "panel" }, h("p", {}, t("no_token")), h("a", { href: "/w/" + gameId }, t("watch"))));
+      return;
+    }
+    app.append(h("p", { class: "loading" }, t("connecting")));
+    this.connect();
+  },
+  close() {
+    this.closed = true;
+    if (this.ws) { try { this.ws.close(); } catch (e) { /* ignore */ } this.ws = null; }
+  },
+  connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId);
+    this.ws = ws;
+    ws.onopen = () => { this.retry = 0; ws.send(JSON.stringify({ token: this.token })); };
+    ws.onmessage = (msg) => {
+      const data = JSON.parse(msg.data);
+      if (data.type === "state") this.update(data.state);
+      else if (data.type === "error") { toast(errorText(data.error)); if (!this.state) this.app.replaceChildren(h("p", { class: "panel" }, errorText(data.error))); }
+    };
+    ws.onclose = (ev) => {
+      if (this.closed || this.ws !== ws) return;
+      if (ev.code >= 4400 && ev.code < 4500) return;
+      const delay = Math.min(8000, 500 * 2 ** this.retry++);
+      document.body.dataset.connection = "lost";
+      setTimeout(() => { if (!this.closed && this.ws === ws) this.connect(); }, delay);
+    };
+  },
+  update(state) {
+    if (this.state && state.version < this.state.version && state.status === this.state.status) return;
+    const versionChanged = !this.state || state.version !== this.state.version;
+    if (this.state && this.state.view) {
+      this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
+    }
+    this.state = state;
+    document.body.dataset.connection = "ok";
+    document.body.dataset.version = String(state.version);
+    if (versionChanged) { this.selected = []; this.hints = null; }
+    this.draw();
+  },
+  async act(action) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const st = await api("POST", "/api/games/" + this.gameId + "/actions", { version: this.state.version, action }, this.token);
+      this.update(st);
+    } catch (err) {
+      toast(errorText(err));
+    } finally { this.busy = false; }
+  },
+  draw() {
+    const st = this.state;
+    const app = this.app;
+    const focusId = document.activeElement && document.activeElement.id;
+    app.replaceChildren();
+    if (st.status === "lobby") this.drawLobby(app, st);
+    else this.drawGame(app, st);
+    if (focusId) { const el = document.getElementById(focusId); if (el) el.focus(); }
+  },
+  drawLobby(app, st) {
+    const lobby = st.lobby;
+    const mySeat = st.seat;
+    const seats = h("ul", { class: "seats-list", id: "lobby-seats" }, ...lobby.seats.map((s) => h("li", {}, seatLabel(lobby, s.seat),
+      !s.taken && mySeat !== null ? h("button", { class: "fill-bot", onclick: () => this.handToBot(s.seat) }, t("give_to_bot")) : null)));
+    app.append(h("section", { class: "panel" },
+      h("h1", {}, t("waiting_title")),
+      h("p", {}, t("waiting_help")),
+      h("div", { class: "invite" },
+        h("img", { src: "/api/games/" + this.gameId + "/qr.svg", alt: t("qr_alt"), id: "qr" }),
+        h("div", {},
+          h("p", {}, h("strong", {}, t("invitation_link"))),
+          h("p", {}, h("code", { id: "invite-url" }, lobby.invite_url)),
+          h("button", { id: "copy-invite", onclick: () => navigator.clipboard && navigator.clipboard.writeText(lobby.invite_url).then(() => toast(t("copied"), true)) }, t("copy")),
+          h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)))),
+      h("h2", {}, t("seats")), seats));
+  },
+  async handToBot(seat) {
+    try { await api("POST", "/api/games/" + this.gameId + "/seats/" + seat + "/bot", { level: "medium" }, this.token); } catch (err) { toast(errorText(err)); }
+  },
+  drawGame(app, st) {
+    const v = st.view;
+    const lobby = st.lobby;
+    const me = st.seat;
+    const status = h("div", { class: "status" + (v.active === me && !v.over ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
+    if (v.over) status.textContent = v.winner === null ? t("over_nowinner") : (v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) }));
+    else status.textContent = v.active === me ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
+    const left = h("section", { "aria-label": t("table") });
+    const right = h("aside", { "aria-label": t("log") });
+    left.append(status);
+    if (v.over) left.append(this.endPanel(st));
+    if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
+      left.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + this.gameId + "/reclaim", {}, this.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
+    }
+    // towers
+    const towers = h("div", { class: "towers", id: "towers" });
+    for (let s = 0; s < v.players; s++) {
+      const seatInfo = lobby.seats[s];
+      const info = h("div", { class: "seatinfo" },
+        h("span", { class: "hand-size" }, t("hand_size") + ": " + v.hand_sizes[s]),
+        h("span", {}, t("floors") + ": " + v.towers[s].length + "/" + v.options.win_floors),
+        v.milkshakes[s] ? h("span", { class: "badge milk" }, t("pending_milkshakes") + ": " + v.milkshakes[s]) : null,
+        seatInfo.kind === "human" && !seatInfo.connected ? h("span", {}, t("away")) : null);
+      const box = h("div", { class: "seatbox" + (s === v.active && !v.over ? " active" : "") + (s === me ? " me" : ""), "data-seat": s },
+        h("div", { class: "seathead" }, h("span", {}, seatName(lobby, s, null) + (s === me ? " (" + t("you") + ")" : "")),
+          s === v.active && !v.over ? h("span", { class: "badge" }, t("active")) : null),
+        info,
+        towerEl(v.towers[s], this.prevFloors[s] ?? v.towers[s].length, s, v),
+        me !== null && s !== me && seatInfo.kind === "human" && !seatInfo.connected && !v.over ? h("button", { class: "fill-bot", onclick: () => this.handToBot(s) }, t("give_to_bot")) : null);
+      towers.append(box);
+    }
+    left.append(towers);
+    // piles
+    const discard = h("details", { id: "discard" }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
+      h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")])));
+    left.append(h("div", { class: "pile" },
+      h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size), discard,
+      v.donut ? h("span", { class: "donut", id: "donut" }, t("donut_on_table")) : null));
+    // hand and actions
+    if (me !== null) left.append(this.handPanel(st));
+    // log
+    const lines = eventLines(v.events, st);
+    const log = h("ul", { class: "log", id: "log", "aria-live": "polite" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
+    right.append(h("div", { class: "panel" }, h("h2", {}, t("log")), log));
+    right.append(h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
+    app.append(h("div", { class: "table" }, left, right));
+    log.scrollTop = log.scrollHeight;
+  },
+  handPanel(st) {
+    const v = st.view;
+    const legal = st.legal;
+    const hand = v.hand || [];
+    const panel = h("section", { class: "panel", id: "hand-panel" }, h("h2", {}, t("your_hand")));
+    const usable = new Set(legal.flatMap(usesOf));
+    const handEl = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("your_hand") });
+    hand.forEach((code, i) => {
+      const pressed = this.selected.includes(i);
+      const playable = legal.length > 0 && usable.has(code);
+      const dim = legal.length > 0 && !playable;
+      handEl.append(cardEl(code, {
+        role: "button", tabindex: playable ? "0" : "-1", id: "card-" + i, "data-card": code,
+        "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
+        class: "card " + cardClass(code) + (NUMBERS.includes(code) || code === "?" ? "" : " special") + (dim ? " dim" : ""),
+        onclick: () => playable && this.toggle(i),
+        onkeydown: (ev) => { if (playable && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(i); } },
+      }));
+    });
+    if (!hand.length) handEl.append(h("span", { class: "help" }, t("empty_hand")));
+    panel.append(handEl);
+    if (v.over) return panel;
+    if (!legal.length) { panel.append(h("p", { class: "help" }, t("wait_turn"))); return panel; }
+    const sel = this.selected.map((i) => hand[i]);
+    const actions = h("div", { class: "actions", id: "actions" });
+    const matching = sel.length ? legal.filter((a) => a.type !== "end-turn" && contains(usesOf(a), sel)) : [];
+    const order = { build: 0, steal: 1 };
+    matching.sort((a, b) => (order[a.type] ?? 2) - (order[b.type] ?? 2));
+    const hintKeys = new Set((this.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
+    for (const a of matching) {
+      actions.append(h("button", { class: "act" + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
+    }
+    const endTurn = legal.find((a) => a.type === "end-turn");
+    if (endTurn) actions.append(h("button", { class: "act primary", id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
+    panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : t("no_action_for_selection")) : t("select_cards")), actions);
+    // hint and chances
+    const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => this.hint() }, t("hint")));
+    if (this.hints && this.hints.length) {
+      const best = this.hints[0];
+      const pct = Math.round(best.win_probability * 100);
+      hintRow.append(h("span", { id: "hint-text" }, t("hint_says", { action: buttonText(best.action, st) })));
+      panel.append(hintRow, h("div", { class: "field" }, h("span", {}, t("win_chance", { p: pct })),
+        h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("win_chance", { p: pct }) }, h("div", { style: "width:" + pct + "%" }))));
+    } else panel.append(hintRow);
+    return panel;
+  },
+  toggle(i) {
+    const k = this.selected.indexOf(i);
+    if (k >= 0) this.selected.splice(k, 1); else this.selected.push(i);
+    this.draw();
+    const el = document.getElementById("card-" + i); if (el) el.focus();
+  },
+  async hint() {
+    try {
+      const res = await api("GET", "/api/games/" + this.gameId + "/hint", undefined, this.token);
+      if (res.version !== this.state.version) return;
+      this.hints = res.hints;
+      if (res.hints.length) {
+        const a = res.hints[0].action;
+        const uses = usesOf(a);
+        const hand = [...this.state.view.hand];
+        this.selected = [];
+        for (const c of uses) { const i = hand.findIndex((x, j) => x === c && !this.selected.includes(j)); if (i >= 0) this.selected.push(i); }
+      }
+      this.draw();
+    } catch (err) { toast(errorText(err)); }
+  },
+  endPanel(st) {
+    const lobby = st.lobby;
+    const box = h("div", { class: "winner", id: "winner" }, st.view.winner === null ? t("over_nowinner") : t("winner_is", { actor: seatName(lobby, st.view.winner, st.seat) }));
+    const row = h("div", { class: "row" }, h("a", { href: "/r/" + this.gameId, id: "replay-link" }, t("replay")));
+    if (st.seat !== null) {
+      row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
+        try {
+          const res = await api("POST", "/api/games/" + this.gameId + "/rematch", {}, this.token);
+          tokens.set(res.game_id, res.token);
+          history.pushState({}, "", "/g/" + res.game_id);
+          render();
+        } catch (err) { toast(errorText(err)); }
+      } }, lobby.rematch_id ? t("join_rematch") : t("rematch")));
+    }
+    return h("div", { class: "panel" }, box, row);
+  },
+};
+
+/* ---------- replay ---------- */
+async function renderReplay(app, gameId) {
+  const token = tokens.get(gameId);
+  let usePrivate = Boolean(token);
+  let data; let lobby;
+  const load = async () => {
+    data = await api("GET", "/api/games/" + gameId + "/replay", undefined, usePrivate ? token : null);
+    lobby = await api("GET", "/api/games/" + gameId + "/lobby");
+  };
+  try { await load(); } catch (err) { app.append(h("p", { class: "panel" }, errorText(err))); return; }
+  let step = 0;
+  const slider = h("input", { type: "range", min: 0, max: data.frames.length - 1, value: 0, id: "replay-slider", "aria-label": t("step") });
+  const stage = h("div", { id: "replay-stage" });
+  const counter = h("span", { id: "replay-step" });
+  let timer = null;
+  function show() {
+    const frame = data.frames[step];
+    const events = data.frames.slice(0, step + 1).flatMap((f) => f.view.events);
+    const view = { ...frame.view, events };
+    const st = { seat: data.seat, lobby, view, legal: [], version: frame.version, status: "over", game_id: gameId };
+    counter.textContent = t("step_of", { i: step, n: data.frames.length - 1 });
+    slider.value = String(step);
+    const fake = Object.create(table);
+    fake.state = st; fake.prevFloors = {}; fake.selected = []; fake.hints = null; fake.gameId = gameId;
+    const holder = h("div", {});
+    fake.app = holder;
+    fake.drawGame(holder, { ...st, view: { ...view, over: step === data.frames.length - 1 && frame.view.over } });
+    stage.replaceChildren(holder);
+  }
+  const go = (n) => { step = Math.max(0, Math.min(data.frames.length - 1, n)); show(); };
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  const play = h("button", { id: "replay-play", onclick: () => {
+    if (timer) { clearInterval(timer); timer = null; play.textContent = "▶"; return; }
+    play.textContent = "⏸";
+    timer = setInterval(() => { if (step >= data.frames.length - 1) { clearInterval(timer); timer = null; play.textContent = "▶"; } else go(step + 1); }, 700);
+  } }, "▶");
+  const viewSel = token ? h("select", { id: "replay-view", onchange: async (ev) => { usePrivate = ev.target.value === "mine"; await load(); go(step); } },
+    h("option", { value: "mine" }, t("my_view")), h("option", { value: "public" }, t("public_view"))) : null;
+  app.append(h("div", { class: "panel" }, h("h1", {}, t("replay")),
+    h("div", { class: "replay-controls" },
+      h("button", { id: "replay-first", "aria-label": t("first"), onclick: () => go(0) }, "⏮"),
+      h("button", { id: "replay-prev", "aria-label": t("previous"), onclick: () => go(step - 1) }, "◀"),
+      play,
+      h("button", { id: "replay-next", "aria-label": t("next"), onclick: () => go(step + 1) }, "▶▶"),
+      h("button", { id: "replay-last", "aria-label": t("last"), onclick: () => go(data.frames.length - 1) }, "⏭"),
+      slider, counter, viewSel)), stage);
+  show();
+}
+
+/* ---------- start ---------- */
+window.addEventListener("popstate", render);
+document.addEventListener("DOMContentLoaded", async () => {
+  $("#lang").addEventListener("change", async (ev) => { await loadLang(ev.target.value); if (table.state && (route.name === "table" || route.name === "watch")) table.draw(); else render(); });
+  await loadLang(initialLang());
+  try { const meta = await api("GET", "/api/meta"); LEVELS = meta.bot_levels; } catch (e) { /* keep defaults */ }
+  render();
+});
