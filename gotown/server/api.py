@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Annotated, Any
 
 import segno
@@ -216,7 +217,18 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
 
             async def read() -> None:
                 while True:
-                    message = await websocket.receive_json()
+                    text = await websocket.receive_text()
+                    try:
+                        message = json.loads(text)
+                    except ValueError:
+                        message = None
+                        await websocket.send_json(
+                            {
+                                "type": "error",
+                                "error": {"code": "malformed-json", "message": "not valid JSON"},
+                            }
+                        )
+                        continue
                     kind = message.get("type") if isinstance(message, dict) else None
                     if kind == "ping":
                         await websocket.send_json({"type": "pong"})
@@ -255,9 +267,9 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             for task in done:
-                exc = task.exception()
-                if exc is not None and not isinstance(exc, WebSocketDisconnect):
-                    raise exc
+                failure = task.exception()
+                if failure is not None and not isinstance(failure, WebSocketDisconnect):
+                    raise failure
     except WebSocketDisconnect:
         pass
     finally:

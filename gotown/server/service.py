@@ -205,7 +205,9 @@ class GameService:
 
     # --- creating and joining ----------------------------------------------------------------
 
-    async def create_game(self, spec: schemas.CreateGameIn, base_url: str) -> schemas.CreatedOut:
+    async def create_game(
+        self, spec: schemas.CreateGameIn, base_url: str, rematch_of: str | None = None
+    ) -> schemas.CreatedOut:
         levels = bot_levels()
         for i, seat in enumerate(spec.seats):
             if seat.kind == "bot" and (seat.level or "medium") not in levels:
@@ -245,6 +247,7 @@ class GameService:
             invite_code=secrets.token_urlsafe(9),
             status="lobby",
             seats=seats,
+            rematch_of=rematch_of,
         )
         await self._db(self.store.create_game, stored)
         live = await self._live(game_id)
@@ -639,9 +642,7 @@ class GameService:
                     options=live.stored.options,
                     language=live.stored.language,  # type: ignore[arg-type]
                 )
-                created = await self.create_game(spec, base_url)
-                new = await self._live(created.game_id)
-                new.stored.rematch_of = game_id
+                created = await self.create_game(spec, base_url, rematch_of=game_id)
                 if await self._db(self.store.set_rematch, game_id, created.game_id):
                     live.stored.rematch_id = created.game_id
                 else:

@@ -1,0 +1,474 @@
+"""HTTP API of the web table, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gotown.engine import Action, Game, Options
+from gotown.server.settings import Settings
+
+from .conftest import auth, invite_code, new_game, play_to_end, running, state, wait_until
+
+
+def _error(r: Any, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    body: dict[str, Any] = r.json()
+    assert body["error"]["code"] == code, body
+    assert body["error"]["message"]
+    return body["error"]
+
+
+def _act(
+    client: TestClient, game_id: str, token: str | None, version: int, action: dict[str, Any]
+) -> Any:
+    return client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": version, "action": action},
+        headers=auth(token),
+    )
+
+
+def _engine_game(client: TestClient, game_id: str) -> Game:
+    """The same game, replayed independently from the stored record."""
+    service = client.app.state.service  # type: ignore[attr-defined]
+    stored = service.store.load_game(game_id)
+    game = Game.new(
+        players=stored.players, seed=stored.seed, options=Options.from_json(stored.options)
+    )
+    for data in stored.actions:
+        game.apply(Action.from_json(data))
+    return game
+
+
+# --- creating and joining ---
+
+
+def test_create_game_gives_the_creator_a_seat_and_an_invitation(client: TestClient) -> None:
+    r = client.post(
+        "/api/games",
+        json={
+            "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}],
+            "name": "Anna",
+            "options": {"win_floors": 4, "milkshake_stacking": "merge"},
+            "language": "fr",
+        },
+    )
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["seat"] == 0 and created["token"]
+    assert "/j/" in created["invite_url"] and created["token"] in created["play_url"]
+    lobby = client.get(f"/api/games/{created['game_id']}/lobby").json()
+    assert lobby["status"] == "lobby" and lobby["language"] == "fr"
+    assert lobby["options"]["win_floors"] == 4 and lobby["options"]["milkshake_stacking"] == "merge"
+    assert [(s["kind"], s["taken"]) for s in lobby["seats"]] == [
+        ("human", True),
+        ("human", False),
+        ("bot", True),
+    ]
+    assert "token" not in json.dumps(lobby).lower().replace("token_", "")
+    qr = client.get(f"/api/games/{created['game_id']}/qr.svg")
+    assert qr.status_code == 200 and qr.headers["content-type"].startswith("image/svg+xml")
+    assert "<svg" in qr.text
+    by_code = client.get(f"/api/invitations/{invite_code(created)}")
+    assert by_code.json()["game_id"] == created["game_id"]
+
+
+def test_joining_fills_seats_and_starts_the_game(client: TestClient) -> None:
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "name": "Anna"}
+    ).json()
+    gid, code = created["game_id"], invite_code(created)
+    _error(
+        client.post(f"/api/games/{gid}/join", json={"code": "nope", "name": "Eve"}),
+        403,
+        "wrong-invitation",
+    )
+    _error(
+        client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Eve", "seat": 0}),
+        409,
+        "seat-taken",
+    )
+    st = state(client, gid, created["token"])
+    assert st["status"] == "lobby" and st["view"] is None
+    _error(_act(client, gid, created["token"], 0, {"type": "end-turn"}), 409, "not-started")
+    j = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob"})
+    assert j.status_code == 200 and j.json()["seat"] == 1
+    _error(
+        client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Eve"}),
+        409,
+        "no-free-seat",
+    )
+    st = state(client, gid, created["token"])
+    assert st["status"] == "playing" and st["view"]["players"] == 2
+    assert [s["name"] for s in st["lobby"]["seats"]] == ["Anna", "Bob"]
+
+
+def test_bad_creations_are_refused_with_reasons(client: TestClient) -> None:
+    _error(client.post("/api/games", json={"seats": [{"kind": "human"}]}), 422, "invalid-request")
+    _error(
+        client.post("/api/games", json={"seats": [{"kind": "bot", "level": "godlike"}] * 2}),
+        422,
+        "unknown-level",
+    )
+    _error(
+        client.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "options": {"win_floors": 9}}
+        ),
+        422,
+        "invalid-options",
+    )
+    _error(
+        client.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "options": {"first_player": 3}}
+        ),
+        422,
+        "invalid-options",
+    )
+
+
+# --- what each seat sees ---
+
+
+def test_each_seat_sees_exactly_its_own_view(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human", "human"], seed=11)
+
+    def check(_seat: int, _mine: dict[str, Any]) -> None:
+        game = _engine_game(client, gid)
+        for seat, token in tokens.items():
+            st = state(client, gid, token)
+            assert st["seat"] == seat
+            assert st["view"] == game.view(seat).to_json()
+            if seat != game.active:
+                assert st["legal"] == []
+            else:
+                assert st["legal"] == [a.to_json() for a in game.legal_actions()]
+        public = state(client, gid)
+        assert public["seat"] is None and public["legal"] == []
+        assert public["view"] == game.public_view().to_json()
+        assert public["view"]["hand"] is None
+        for event in public["view"]["events"]:
+            if event["type"] in ("draw", "stolen"):
+                assert event["card"] is None
+
+    final = play_to_end(client, gid, tokens, seed=3, on_state=check, max_actions=60)
+    assert final is not None
+
+
+def test_the_public_view_never_shows_a_hand_card_in_a_whole_game(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=5)
+    final = play_to_end(client, gid, tokens, seed=9)
+    assert final["status"] == "over"
+    public = state(client, gid)
+    assert public["view"]["hand"] is None
+    drawn = [e for e in public["view"]["events"] if e["type"] in ("draw", "stolen")]
+    assert drawn and all(e["card"] is None for e in drawn)
+    assert public["view"]["over"] is True and public["view"]["winner"] in (0, 1)
+
+
+# --- refusals ---
+
+
+def test_refusals_leave_the_game_unchanged(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=2)
+    st = state(client, gid, tokens[0])
+    active = st["view"]["active"]
+    other = 1 - active
+    before = state(client, gid, tokens[active])
+    v = before["version"]
+    _error(_act(client, gid, None, v, {"type": "end-turn"}), 401, "missing-token")
+    _error(_act(client, gid, "not-a-token", v, {"type": "end-turn"}), 403, "wrong-token")
+    _error(_act(client, gid, tokens[other], v, {"type": "end-turn"}), 409, "not-your-turn")
+    _error(_act(client, gid, tokens[active], v + 5, {"type": "end-turn"}), 409, "stale-version")
+    _error(_act(client, gid, tokens[active], v, {"type": "teleport"}), 422, "invalid-action")
+    _error(
+        _act(client, gid, tokens[active], v, {"type": "jackhammer", "target": other}),
+        422,
+        "illegal-action",
+    )
+    err = _error(
+        _act(client, gid, tokens[active], v, {"type": "build", "cards": ["1", "1"]}),
+        422,
+        "illegal-action",
+    )
+    assert err["rule"]
+    r = client.post(
+        f"/api/games/{gid}/actions",
+        content=b'{"version": 0, "action": ',
+        headers={**auth(tokens[active]), "content-type": "application/json"},
+    )
+    _error(r, 400, "malformed-json")
+    _error(
+        client.post(
+            f"/api/games/{gid}/actions",
+            json={"action": {"type": "end-turn"}},
+            headers=auth(tokens[active]),
+        ),
+        422,
+        "invalid-request",
+    )
+    _error(
+        client.post(
+            f"/api/games/{gid}/actions",
+            json={"version": v, "action": {}, "extra": 1},
+            headers=auth(tokens[active]),
+        ),
+        422,
+        "invalid-request",
+    )
+    _error(client.get(f"/api/games/{gid}/state", headers=auth("forged")), 403, "wrong-token")
+    _error(client.get("/api/games/nope/state"), 404, "unknown-game")
+    _error(client.get("/api/nothing-here"), 404, "http-404")
+    after = state(client, gid, tokens[active])
+    assert after == before
+
+
+def test_a_duplicate_action_is_refused_as_stale(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=4)
+    st = state(client, gid, tokens[0])
+    active = st["view"]["active"]
+    body = {"version": st["version"], "action": {"type": "end-turn"}}
+    first = client.post(f"/api/games/{gid}/actions", json=body, headers=auth(tokens[active]))
+    assert first.status_code == 200
+    second = client.post(f"/api/games/{gid}/actions", json=body, headers=auth(tokens[active]))
+    err = _error(second, 409, "stale-version")
+    assert "version" in err["message"]
+    assert state(client, gid, tokens[0])["version"] == st["version"] + 1
+
+
+def test_a_finished_game_refuses_actions(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=6)
+    final = play_to_end(client, gid, tokens, seed=2)
+    winner = final["view"]["winner"]
+    _error(
+        _act(client, gid, tokens[winner], final["version"], {"type": "end-turn"}), 409, "game-over"
+    )
+
+
+def test_oversized_bodies_are_refused(database_url: str) -> None:
+    settings = Settings(
+        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, max_body_bytes=512
+    )
+    with running(settings) as client:
+        big = {"seats": [{"kind": "human"}] * 2, "name": "A", "options": {"x": "y" * 2000}}
+        _error(client.post("/api/games", json=big), 413, "body-too-large")
+
+        def chunks() -> Any:
+            for _ in range(10):
+                yield b" " * 100
+
+        r = client.post(
+            "/api/games", content=chunks(), headers={"content-type": "application/json"}
+        )
+        _error(r, 413, "body-too-large")
+        assert client.post("/api/games", json={"seats": [{"kind": "human"}] * 2}).status_code == 201
+
+
+def test_too_many_requests_are_refused(database_url: str) -> None:
+    settings = Settings(database_url=database_url, bot_delay=0, rate_limit_per_minute=5)
+    with running(settings) as client:
+        codes = [client.get("/api/meta").status_code for _ in range(7)]
+        assert codes[:5] == [200] * 5
+        _error(client.get("/api/meta"), 429, "too-many-requests")
+        assert client.get("/").status_code == 200  # pages are not limited
+
+
+# --- persistence ---
+
+
+def test_stopping_and_starting_the_server_loses_nothing(settings: Settings) -> None:
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=8)
+        import random
+
+        rng = random.Random(1)
+        from .conftest import choose
+
+        for _ in range(12):
+            st = state(client, gid, tokens[0])
+            active = st["view"]["active"]
+            mine = state(client, gid, tokens[active])
+            assert (
+                _act(
+                    client, gid, tokens[active], mine["version"], choose(mine["legal"], rng)
+                ).status_code
+                == 200
+            )
+        before = {seat: state(client, gid, tok) for seat, tok in tokens.items()}
+    with running(settings) as client:
+        after = {seat: state(client, gid, tok) for seat, tok in tokens.items()}
+        for seat in tokens:
+            assert after[seat]["view"] == before[seat]["view"]
+            assert after[seat]["legal"] == before[seat]["legal"]
+        final = play_to_end(client, gid, tokens, seed=4)
+        assert final["status"] == "over"
+    with running(settings) as client:
+        assert state(client, gid)["status"] == "over"
+
+
+def test_bots_resume_after_a_restart(settings: Settings) -> None:
+    slow = settings.with_(bot_delay=3600.0)
+    with running(slow) as client:
+        gid, tokens = new_game(
+            client, ["human", "bot"], seed=12, options={"win_floors": 4, "first_player": 0}
+        )
+        st = state(client, gid, tokens[0])
+        assert st["view"]["active"] == 0
+        assert _act(client, gid, tokens[0], st["version"], {"type": "end-turn"}).status_code == 200
+        assert state(client, gid, tokens[0])["view"]["active"] == 1  # the bot waits (long delay)
+    with running(settings) as client:
+        st = wait_until(
+            client, gid, tokens[0], lambda s: s["view"]["active"] == 0 or s["status"] == "over"
+        )
+        assert st["version"] > 1
+
+
+# --- bots, hints, replays, rematches, hand-over ---
+
+
+def test_a_bot_game_plays_itself_to_the_end(client: TestClient) -> None:
+    r = client.post(
+        "/api/games",
+        json={
+            "seats": [
+                {"kind": "bot", "level": "random"},
+                {"kind": "bot", "level": "easy"},
+                {"kind": "bot", "level": "medium"},
+            ],
+            "seed": 3,
+            "options": {"win_floors": 4},
+        },
+    )
+    created = r.json()
+    assert created["token"] is None and created["seat"] is None
+    st = wait_until(client, created["game_id"], None, lambda s: s["status"] == "over", polls=20000)
+    assert st["view"]["winner"] is not None or st["view"]["over"]
+
+
+def test_person_against_bot(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "bot"], seed=21, level="medium")
+    final = play_to_end(client, gid, tokens, seed=5)
+    assert final["status"] == "over"
+    seats_seen = {e["seat"] for e in final["view"]["events"] if e["type"] == "action"}
+    assert seats_seen == {0, 1}
+
+
+def test_hint_suggests_legal_actions(client: TestClient) -> None:
+    gid, tokens = new_game(
+        client, ["human", "human"], seed=13, options={"win_floors": 4, "first_player": 0}
+    )
+    st = state(client, gid, tokens[0])
+    r = client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0]))
+    assert r.status_code == 200, r.text
+    hint = r.json()
+    assert hint["version"] == st["version"] and 1 <= len(hint["hints"]) <= 3
+    for item in hint["hints"]:
+        assert item["action"] in st["legal"]
+        assert 0.0 <= item["win_probability"] <= 1.0
+    _error(client.get(f"/api/games/{gid}/hint", headers=auth(tokens[1])), 409, "not-your-turn")
+    _error(client.get(f"/api/games/{gid}/hint"), 401, "missing-token")
+
+
+def test_replay_steps_through_every_action(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=14)
+    _error(client.get(f"/api/games/{gid}/replay"), 409, "not-over")
+    final = play_to_end(client, gid, tokens, seed=7)
+    public = client.get(f"/api/games/{gid}/replay").json()
+    assert len(public["frames"]) == final["version"] + 1
+    assert public["frames"][0]["action"] is None
+    assert all(f["view"]["hand"] is None for f in public["frames"])
+    assert all(
+        e.get("card") is None
+        for f in public["frames"]
+        for e in f["view"]["events"]
+        if e["type"] in ("draw", "stolen")
+    )
+    assert public["frames"][-1]["view"]["over"] is True
+    own = client.get(f"/api/games/{gid}/replay", headers=auth(tokens[0])).json()
+    assert own["seat"] == 0
+    game = _engine_game(client, gid)
+    assert own["frames"][-1]["view"]["hand"] == list(game.view(0).hand or ())
+    events = [e for f in own["frames"] for e in f["view"]["events"]]
+    assert events == game.view(0).to_json()["events"]
+
+
+def test_rematch_keeps_the_seats(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human", "bot"], seed=15)
+    _error(client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[0])), 409, "not-over")
+    play_to_end(client, gid, tokens, seed=8)
+    first = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[1]))
+    assert first.status_code == 200, first.text
+    new_id = first.json()["game_id"]
+    assert first.json()["seat"] == 1
+    assert state(client, gid)["lobby"]["rematch_id"] == new_id
+    second = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[0])).json()
+    assert second["game_id"] == new_id and second["seat"] == 0
+    st = state(client, new_id, second["token"])
+    assert st["status"] == "playing"
+    assert [s["kind"] for s in st["lobby"]["seats"]] == ["human", "human", "bot"]
+    assert st["lobby"]["rematch_of"] == gid
+
+
+def test_a_seat_that_stays_away_can_be_handed_to_a_bot(client: TestClient) -> None:
+    gid, tokens = new_game(
+        client, ["human", "human"], seed=16, options={"win_floors": 4, "first_player": 1}
+    )
+    _error(client.post(f"/api/games/{gid}/seats/1/bot", headers=auth("forged")), 403, "wrong-token")
+    r = client.post(
+        f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0]), json={"level": "random"}
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["seats"][1]["kind"] == "bot"
+    st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
+    assert st["version"] >= 1
+    _error(_act(client, gid, tokens[1], st["version"], {"type": "end-turn"}), 409, "seat-is-bot")
+    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[1])).status_code == 204
+    assert state(client, gid, tokens[1])["lobby"]["seats"][1]["kind"] == "human"
+
+
+def test_a_free_seat_can_be_given_to_a_bot_to_start(client: TestClient) -> None:
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
+    ).json()
+    gid, tok = created["game_id"], created["token"]
+    for seat in (1, 2):
+        assert (
+            client.post(f"/api/games/{gid}/seats/{seat}/bot", headers=auth(tok)).status_code == 200
+        )
+    assert state(client, gid, tok)["status"] == "playing"
+
+
+def test_a_connected_player_cannot_be_replaced(database_url: str) -> None:
+    settings = Settings(
+        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, absent_seconds=3600
+    )
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=17)
+        _error(
+            client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])),
+            409,
+            "seat-present",
+        )
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[1]})
+            ws.receive_json()
+            _error(
+                client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])),
+                409,
+                "seat-present",
+            )
+
+
+def test_openapi_documents_the_api(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path in (
+        "/api/games",
+        "/api/games/{game_id}/actions",
+        "/api/games/{game_id}/state",
+        "/api/games/{game_id}/replay",
+        "/api/games/{game_id}/hint",
+    ):
+        assert path in spec["paths"]
+    assert "409" in spec["paths"]["/api/games/{game_id}/actions"]["post"]["responses"]

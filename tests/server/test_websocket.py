@@ -1,0 +1,115 @@
+"""The WebSocket per seat: live updates built from each seat's own view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from .conftest import auth, new_game, state
+
+
+def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[str, Any]:
+    """The next state message (at ``version`` when given), skipping presence updates."""
+    for _ in range(200):
+        message = ws.receive_json()
+        if message["type"] != "state":
+            continue
+        st: dict[str, Any] = message["state"]
+        if version is None or st["version"] == version:
+            return st
+    raise AssertionError("no state message arrived")
+
+
+def test_each_socket_gets_its_own_seat_view_after_every_action(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=31)
+    with (
+        client.websocket_connect(f"/ws/games/{gid}") as ws0,
+        client.websocket_connect(f"/ws/games/{gid}") as ws1,
+        client.websocket_connect(f"/ws/games/{gid}") as watcher,
+    ):
+        ws0.send_json({"token": tokens[0]})
+        ws1.send_json({"token": tokens[1]})
+        watcher.send_json({"token": None})
+        first = [_next_state(ws0), _next_state(ws1), _next_state(watcher)]
+        assert [s["seat"] for s in first] == [0, 1, None]
+        assert first[0]["view"]["hand"] == state(client, gid, tokens[0])["view"]["hand"]
+        assert first[2]["view"]["hand"] is None
+        active = first[0]["view"]["active"]
+        r = client.post(
+            f"/api/games/{gid}/actions",
+            json={"version": first[0]["version"], "action": {"type": "end-turn"}},
+            headers=auth(tokens[active]),
+        )
+        assert r.status_code == 200
+        after = [_next_state(ws0, 1), _next_state(ws1, 1), _next_state(watcher, 1)]
+        for seat, st in enumerate(after[:2]):
+            assert st["view"] == state(client, gid, tokens[seat])["view"]
+        assert after[2]["view"] == state(client, gid)["view"]
+        assert after[2]["view"]["hand"] is None
+        assert after[1 - active]["legal"]  # now the other seat may act
+        assert after[active]["legal"] == []
+
+
+def test_actions_over_the_socket_and_their_refusals(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=32)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        st = state(client, gid, tokens[0])
+        active = st["view"]["active"]
+        ws.send_json({"token": tokens[active]})
+        _next_state(ws)
+        ws.send_json({"type": "action", "version": 99, "action": {"type": "end-turn"}})
+        message = ws.receive_json()
+        while message["type"] != "error":
+            message = ws.receive_json()
+        assert message["error"]["code"] == "stale-version"
+        ws.send_text("{not json")
+        message = ws.receive_json()
+        while message["type"] != "error":
+            message = ws.receive_json()
+        assert message["error"]["code"] == "malformed-json"
+        ws.send_json({"type": "ping"})
+        message = ws.receive_json()
+        while message["type"] != "pong":
+            message = ws.receive_json()
+        ws.send_json({"type": "action", "version": 0, "action": {"type": "end-turn"}})
+        assert _next_state(ws, 1)["view"]["active"] == 1 - active
+
+
+def test_a_wrong_token_is_refused_and_the_socket_closed(client: TestClient) -> None:
+    gid, _tokens = new_game(client, ["human", "human"], seed=33)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": "forged"})
+        message = ws.receive_json()
+        assert message["type"] == "error" and message["error"]["code"] == "wrong-token"
+        closing = ws.receive()
+        assert closing["type"] == "websocket.close" and closing["code"] == 4403
+
+
+def test_presence_is_shown_to_the_others(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=34)
+    assert [s["connected"] for s in state(client, gid)["lobby"]["seats"]] == [False, False]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[1]})
+        _next_state(ws)
+        assert [s["connected"] for s in state(client, gid)["lobby"]["seats"]] == [False, True]
+    assert [s["connected"] for s in state(client, gid)["lobby"]["seats"]] == [False, False]
+
+
+def test_bot_moves_are_pushed(client: TestClient) -> None:
+    gid, tokens = new_game(
+        client, ["human", "bot"], seed=35, options={"win_floors": 4, "first_player": 0}
+    )
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[0]})
+        st = _next_state(ws)
+        ws.send_json({"type": "action", "version": st["version"], "action": {"type": "end-turn"}})
+        for _ in range(500):
+            st = _next_state(ws)
+            if (st["view"]["active"] == 0 and st["version"] > 1) or st["status"] == "over":
+                break
+        bot_actions = [e for e in st["view"]["events"] if e["type"] == "action" and e["seat"] == 1]
+        assert (bot_actions and bot_actions[-1]["action"]["type"] == "end-turn") or st[
+            "status"
+        ] == "over"
