@@ -21,6 +21,7 @@ from .actions import Action
 from .cards import (
     BONE,
     CODES,
+    COPIES,
     DOG,
     DONUT_TRUCK,
     JACKHAMMER,
@@ -214,12 +215,14 @@ class Game:
         cards (determinisation). The sizes must match the view's.
         """
         game = cls._blank(view.players, view.options)
+        if len(hands) != view.players:
+            raise InvalidActionError(f"one hand per seat is needed, not {len(hands)}")
         for seat in range(view.players):
             cards = view.hand if seat == view.seat else hands[seat]
             if cards is None:
                 raise InvalidActionError(f"the hand of seat {seat} is needed")
             for code in cards:
-                game.hands[seat][KIND_OF[code]] += 1
+                game.hands[seat][_kind(code)] += 1
                 game.hand_sizes[seat] += 1
             if game.hand_sizes[seat] != view.hand_sizes[seat]:
                 raise InvalidActionError(
@@ -233,12 +236,28 @@ class Game:
         game.milkshakes = list(view.milkshakes)
         game.donut = view.donut
         game.discard = [KIND_OF[c] for c in view.discard]
-        game.draw = [KIND_OF[c] for c in reversed(draw)]
+        game.draw = [_kind(c) for c in reversed(draw)]
         game.active = view.active
         game.turn = view.turn
         game.winner = view.winner
         game.over = view.over
+        game.reason = ("win" if view.winner is not None else "turn-limit") if view.over else None
         game.seed = seed
+        used = [sum(h[k] for h in game.hands) for k in range(KINDS)]
+        for k in [*game.discard, *game.draw]:
+            used[k] += 1
+        for tower in game.towers:
+            for number, other, dogs in tower:
+                used[number] += 1
+                used[other] += 1
+                used[DOG] += dogs
+        used[MILKSHAKE] += sum(game.milkshakes)
+        used[DONUT_TRUCK] += game.donut
+        for k in range(KINDS):
+            if used[k] > COPIES[k]:
+                raise InvalidActionError(
+                    f"the guess holds {used[k]} cards {CODES[k]!r}; the game has {COPIES[k]} (R2)"
+                )
         game._origin = {"position": None}
         return game
 
@@ -696,6 +715,13 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game.from_position({self.to_position()!r})"
+
+
+def _kind(code: Any) -> int:
+    kind = KIND_OF.get(code) if isinstance(code, str) else None
+    if kind is None:
+        raise InvalidActionError(f"{code!r} is not a card (R2)")
+    return kind
 
 
 def floor_codes(floor: FloorT) -> Floor:
