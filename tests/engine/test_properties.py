@@ -9,6 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -324,3 +325,40 @@ def test_a_draw_by_another_seat_and_a_theft_between_two_others_stay_hidden() -> 
 
 def test_gotown_errors_are_value_errors() -> None:
     assert issubclass(GoTownError, ValueError)
+
+
+# -- determinisation: Game.from_view -------------------------------------------------------
+@settings(max_examples=40)
+@given(players_st, seed_st, options_st, st.integers(0, 2**32), st.integers(0, 2**32))
+def test_from_view_rebuilds_the_game_from_a_view_and_a_guess(
+    players: int, seed: int, options: dict[str, Any], picks: int, shuffle: int
+) -> None:
+    g = random_game(players, seed, options, picks, random.Random(picks).randrange(0, 150))
+    p = g.to_position()
+    seat = g.active
+    view = g.view(seat)
+    hands: list[Any] = [None if s == seat else p["hands"][s] for s in range(players)]
+    same = Game.from_view(view, hands, p["draw"], seed=g.seed)
+    assert same == g  # the true hidden cards give back the game (outcome included)
+    guess = _shuffle_hidden(g, seat, random.Random(shuffle)).to_position()
+    other = Game.from_view(
+        view, [None if s == seat else guess["hands"][s] for s in range(players)], guess["draw"]
+    )
+    assert other.card_count() == 54 and kind_counts(other.to_position()) == FULL_DECK
+    assert _public_part(other.view(seat)) == _public_part(view)
+
+
+def test_from_view_refuses_impossible_guesses() -> None:
+    g = Game.new(players=3, seed=5)
+    p = g.to_position()
+    view = g.view(g.active)
+    for bad_hands, bad_draw in [
+        ([None], p["draw"]),  # one hand per seat
+        ([None, None, None], p["draw"]),  # the other hands are needed
+        ([None if s == g.active else ["x"] * len(p["hands"][s]) for s in range(3)], p["draw"]),
+        ([None if s == g.active else p["hands"][s] for s in range(3)], p["draw"][1:]),
+        ([None if s == g.active else p["hands"][s] for s in range(3)], ["1"] * len(p["draw"])),
+        ([None if s == g.active else p["hands"][s] for s in range(3)], [7] * len(p["draw"])),
+    ]:
+        with pytest.raises(GoTownError):
+            Game.from_view(view, bad_hands, bad_draw)
