@@ -77,6 +77,14 @@ def game_from_position(data: Any) -> Game:
     game.turn = _int(data, "turn", 1)
     if game.turn < 1:
         raise InvalidPositionError("'turn' counts from 1")
+    fp = options.first_player
+    if fp != "random" and not int(fp) < players:
+        raise InvalidPositionError(f"option first_player: {fp} is not a seat of {players} (R23)")
+    limit = options.turn_limit
+    if limit is not None and game.turn > limit and not data.get("over", False):
+        raise InvalidPositionError(
+            f"turn {game.turn} is past turn_limit {limit}: the game would be over (R23)"
+        )
     game.seed = _int(data, "seed", 0)
     used = [0] * KINDS
 
@@ -107,6 +115,15 @@ def game_from_position(data: Any) -> Game:
     for seat, count in enumerate(seats_list("milkshakes", [0] * players)):
         if type(count) is not int or count < 0:
             raise InvalidPositionError(f"milkshakes[{seat}] must be a count >= 0")
+        if count > 1 and options.milkshake_stacking == "forbid":
+            raise InvalidPositionError(
+                f"milkshakes[{seat}] is {count}: one pending milkshake at most (R18, R23)"
+            )
+        if count and seat == active and not data.get("over", False) and "winner" not in data:
+            raise InvalidPositionError(
+                f"the active seat {seat} has a pending milkshake: its turn would be a "
+                "milkshake turn (R7a)"
+            )
         game.milkshakes[seat] = count
         used[MILKSHAKE] += count
     donut = data.get("donut", False)
