@@ -168,6 +168,10 @@ BASE: dict[str, Any] = {"players": 2, "active": 0, "hands": [[], []], "towers": 
         ({"options": {"win_floors": 3}}, "R23"),
         ({"options": []}, "R23"),
         ({"colour": "red"}, "no field 'colour'"),
+        ({"milkshakes": [0, 2]}, "R18"),
+        ({"milkshakes": [1, 0]}, "R7a"),
+        ({"options": {"first_player": 2}}, "R23"),
+        ({"turn": 4, "options": {"turn_limit": 3}}, "R23"),
         ({"towers": [[["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]], []]}, "R20"),
     ],
 )
@@ -293,3 +297,12 @@ def test_fuzz_notation_parses_or_raises_invalid_notation(text: str) -> None:
         return
     assert parse_action(format_action(action)) == action
     assert Action.from_json(action.to_json()) == action
+
+
+def test_positions_that_the_rules_allow_stay_valid() -> None:
+    game(milkshakes=[0, 2], options={"milkshake_stacking": "stack"})
+    game(milkshakes=[0, 2], options={"milkshake_stacking": "merge"})
+    game(turn=3, options={"turn_limit": 3})
+    game(turn=4, options={"turn_limit": 3}, over=True)
+    game(milkshakes=[1, 0], over=True)
+    game(options={"first_player": 1})
