@@ -5,6 +5,7 @@ catches a generator bug (the property tests compare them at every step of random
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -73,3 +74,67 @@ def legal_actions(p: dict[str, Any]) -> set[Action]:
     if hand["donut-truck"] and not p["donut"]:  # R19
         out.add(Action.donut_truck())
     return out
+
+
+def _take(cards: list[str], code: str) -> None:
+    cards.remove(code)
+
+
+def apply(p: dict[str, Any], action: Action) -> dict[str, Any] | None:
+    """The position after a deterministic action (R10-R15, R18, R19), from RULES.md; None for
+    the actions whose outcome is random or that end the turn (checked in other ways)."""
+    q = copy.deepcopy(p)
+    me = q["active"]
+    hand = q["hands"][me]
+    towers = q["towers"]
+    t = action.type
+    if t == "build":  # R10
+        for c in action.cards:
+            _take(hand, c)
+        towers[me].append(list(action.cards))
+    elif t == "steal":  # R11
+        o = action.target
+        assert o is not None and action.card is not None
+        x, y = [c for c in towers[o].pop() if c != "dog"]
+        taken, left = next(
+            (tk, lf) for tk, lf in ((x, y), (y, x)) if _value(lf, tk) == int(action.card)
+        )
+        _take(hand, action.card)
+        q["discard"].append(left)
+        towers[me].append([action.card, taken])
+    elif t == "dog":  # R12
+        _take(hand, "dog")
+        seat = me if action.target is None else action.target
+        towers[seat][action.floor].append("dog")
+    elif t == "bone":  # R13
+        _take(hand, "bone")
+        towers[action.target][action.floor].remove("dog")
+        q["discard"] += ["dog", "bone"]
+    elif t in ("jackhammer", "wrecking-ball"):  # R14, R15
+        _take(hand, t)
+        floor = towers[action.target].pop()
+        q["discard"] += [*floor, t]
+    elif t == "milkshake":  # R18
+        _take(hand, "milkshake")
+        q["milkshakes"][action.target] += 1
+    elif t == "donut-truck":  # R19
+        _take(hand, "donut-truck")
+        q["donut"] = True
+    else:
+        return None
+    if t in ("build", "steal") and len(towers[me]) >= q["options"]["win_floors"]:  # R20
+        q["over"] = True
+        q["winner"] = me
+    return q
+
+
+def same_position(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal, with hands compared as multisets and floors as multisets."""
+
+    def norm(p: dict[str, Any]) -> dict[str, Any]:
+        n = dict(p)
+        n["hands"] = [sorted(h) for h in p["hands"]]
+        n["towers"] = [[sorted(f) for f in t] for t in p["towers"]]
+        return n
+
+    return norm(a) == norm(b)

@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -95,6 +96,42 @@ def check_position(g: Game) -> None:
         assert g.normalize(a) == a
 
 
+def check_transition(before: dict[str, Any], action: Action, g: Game) -> None:
+    """The action did what RULES.md says (an independent statement in oracle.apply)."""
+    after = g.to_position()
+    expected = oracle.apply(before, action)
+    if expected is not None:
+        assert oracle.same_position(after, expected), (action, before, after)
+        return
+    me = before["active"]
+    if action.type in ("thief", "super-thief"):  # R16, R17
+        victims = (
+            [action.target]
+            if action.type == "thief"
+            else [s for s in range(g.players) if s != me and before["hands"][s]]
+        )
+        assert after["discard"] == [*before["discard"], action.type]
+        for s in range(g.players):
+            lost = Counter(before["hands"][s]) - Counter(after["hands"][s])
+            if s in victims:
+                assert sum(lost.values()) == 1 and len(after["hands"][s]) + 1 == len(
+                    before["hands"][s]
+                )
+            elif s != me:
+                assert after["hands"][s] == before["hands"][s]
+        gained = Counter(after["hands"][me]) - Counter(before["hands"][me])
+        assert sum(gained.values()) <= len(victims)
+        assert len(after["hands"][me]) == len(before["hands"][me]) - 1 + len(victims)
+        assert after["towers"] == before["towers"] and after["draw"] == before["draw"]
+    else:  # end of turn (R8, R9, R7)
+        assert action.type == "end-turn"
+        assert after["towers"] == before["towers"]
+        assert len(after["hands"][me]) >= min(3, len(before["hands"][me]))
+        if not before["donut"] and not after.get("over"):
+            assert after["active"] != me or g.players == 2 or after["turn"] > before["turn"] + 1
+        assert after["turn"] > before["turn"] or after.get("over")
+
+
 def check_refused(g: Game, action: Action) -> None:
     before = g.to_position()
     version, events = g.version, g.event_count
@@ -136,8 +173,10 @@ def test_random_play_keeps_every_invariant(
             if normal not in legal_set:
                 check_refused(g, probe)
         action = rng.choice(legal)
+        before = g.to_position()
         g.apply(action)  # every legal action applies
         check_position(g)
+        check_transition(before, action, g)
     if g.is_over:
         outcome = g.outcome()
         assert outcome is not None and g.legal_actions() == ()
