@@ -174,7 +174,11 @@ def test_random_play_keeps_every_invariant(
                 check_refused(g, probe)
         action = rng.choice(legal)
         before = g.to_position()
+        fast = g.copy(history=False)
         g.apply(action)  # every legal action applies
+        fast.apply_unchecked(action)  # the search fast path does the same
+        assert fast == g
+        assert g.to_position() != before or action.type == "end-turn"
         check_position(g)
         check_transition(before, action, g)
     if g.is_over:
@@ -401,3 +405,85 @@ def test_from_view_refuses_impossible_guesses() -> None:
     ]:
         with pytest.raises(GoTownError):
             Game.from_view(view, bad_hands, bad_draw)
+
+
+# -- random positions (not only the ones random play reaches) ------------------------------
+def random_position(players: int, options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A valid FORMAT.md position with the 54 cards spread at random over every zone."""
+    rng = random.Random(seed)
+    opts = Game.new(2, 0, options).options
+    deck = [c for c, k in FULL_DECK.items() for _ in range(k)]
+    rng.shuffle(deck)
+    active = rng.randrange(players)
+    towers: list[list[list[str]]] = [[] for _ in range(players)]
+    for seat in range(players):
+        for _ in range(rng.randrange(opts.win_floors)):
+            numbers = [c for c in deck if c not in ("?",) and c.isdigit()]
+            if not numbers:
+                break
+            n = rng.choice(numbers)
+            partners = [c for c in deck if c in (str(9 - int(n)), "?")]
+            if not partners:
+                continue
+            deck.remove(n)
+            partner = rng.choice(partners)
+            deck.remove(partner)
+            floor = [n, partner]
+            dogs = rng.choice([0, 0, 1, 2, 3] if opts.unlimited_dogs else [0, 0, 1])
+            for _ in range(min(dogs, deck.count("dog"))):
+                deck.remove("dog")
+                floor.append("dog")
+            rng.shuffle(floor)
+            towers[seat].append(floor)
+    milkshakes = [0] * players
+    for seat in range(players):
+        if seat != active and "milkshake" in deck and rng.random() < 0.3:
+            most = 1 if opts.milkshake_stacking == "forbid" else deck.count("milkshake")
+            count = rng.randint(1, most)
+            for _ in range(count):
+                deck.remove("milkshake")
+            milkshakes[seat] = count
+    donut = "donut-truck" in deck and rng.random() < 0.2
+    if donut:
+        deck.remove("donut-truck")
+    hands = []
+    for _ in range(players):
+        size = rng.choice([0, 1, 2, 3, 5, 8, 9, 12])
+        hands.append(deck[:size])
+        deck = deck[size:]
+    cut = rng.randrange(len(deck) + 1)
+    return {
+        "players": players, "active": active, "hands": hands, "towers": towers,
+        "milkshakes": milkshakes, "donut": donut, "discard": deck[:cut], "draw": deck[cut:],
+        "options": options, "seed": seed, "turn": rng.randint(1, 5),
+    }  # fmt: skip
+
+
+@settings(max_examples=150)
+@given(players_st, options_st, st.integers(0, 2**32), st.lists(action_st, max_size=30))
+def test_random_positions_keep_every_invariant(
+    players: int, options: dict[str, Any], seed: int, probes: list[Action]
+) -> None:
+    options = {**options, "turn_limit": None}
+    p = random_position(players, options, seed)
+    g = Game.from_position(p)  # valid by construction
+    assert kind_counts(g.to_position()) == FULL_DECK
+    check_position(g)
+    rng = random.Random(seed)
+    for step in range(40):
+        if g.is_over:
+            break
+        legal_set = set(g.legal_actions())
+        for probe in probes[step % 4 :: 4]:
+            try:
+                normal = g.normalize(probe)
+            except InvalidActionError:
+                normal = None
+            if normal not in legal_set:
+                check_refused(g, probe)
+        action = rng.choice(g.legal_actions())
+        before = g.to_position()
+        g.apply(action)
+        check_position(g)
+        check_transition(before, action, g)
+    check_record_and_views(g)
