@@ -922,3 +922,29 @@ def test_r24_used_attack_cards_and_thieves_go_to_the_discard_pile() -> None:
         ["2", "7", "jackhammer", "1", "8", "wrecking-ball", "thief"]
     )
     assert g.draw == []
+
+
+def test_r2_pairs_share_a_colour() -> None:
+    from gotown.engine.cards import pair_colour
+
+    for n in range(1, 9):
+        assert pair_colour(n) == pair_colour(9 - n)
+    assert len({pair_colour(n) for n in range(1, 9)}) == 4
+
+
+def test_r22_public_facts_are_the_same_for_every_seat() -> None:
+    g = game(
+        players=3,
+        hands=[["thief", "milkshake", "1", "8", "donut-truck"], ["7"], ["2"]],
+        towers=[[], [["3", "6", "dog"]], []],
+        discard=["bone"],
+        draw=["5", "6", "4", "4"],
+    )
+    play(g, "thief@1", "milkshake@2", "1+8", "donut-truck")
+    views = [g.view(s).to_json() for s in (None, 0, 1, 2)]
+    for key in ("towers", "milkshakes", "donut", "discard", "draw_size", "hand_sizes"):
+        assert all(v[key] == views[0][key] for v in views), key
+    assert views[0]["discard"] == ["bone", "thief"] and views[0]["donut"] is True
+    assert views[0]["milkshakes"] == [0, 0, 1]
+    actions = [[e for e in v["events"] if e["type"] == "action"] for v in views]
+    assert all(a == actions[0] for a in actions) and len(actions[0]) == 4
