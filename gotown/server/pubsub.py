@@ -1,19 +1,25 @@
 """Fan-out of "game X changed" notices, in one process or across processes.
 
 Only a small notice travels (game id, version, what changed): no card, no view. Each WebSocket
-connection then builds its own seat's view. The backend is chosen by URL through `broadcaster`:
-``memory://`` (default, one process) or ``redis://host:port`` (several processes).
+connection then builds its own seat's view. The backend is chosen by URL: ``memory://``
+(default, one process) or ``redis://host:port/db`` (several processes sharing a Redis).
+
+(This replaces `encode/broadcaster`, whose Redis backend delivered nothing with redis-py 8.)
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
-from broadcaster import Broadcast
+log = logging.getLogger("gotown.server.pubsub")
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,7 @@ class Notice:
         return json.dumps({"game_id": self.game_id, "version": self.version, "change": self.change})
 
     @classmethod
-    def from_message(cls, message: str) -> Notice:
+    def from_message(cls, message: str | bytes) -> Notice:
         data: dict[str, Any] = json.loads(message)
         return cls(str(data["game_id"]), int(data["version"]), str(data["change"]))
 
@@ -37,28 +43,86 @@ def _channel(game_id: str) -> str:
 
 class PubSub:
     def __init__(self, url: str) -> None:
-        self._broadcast = Broadcast(url)
-        self._connected = False
+        scheme = urlparse(url).scheme
+        if scheme not in ("memory", "redis", "rediss"):
+            raise ValueError(f"unsupported broadcast URL {url!r}: use memory:// or redis://")
+        self.url = url
+        self._remote = scheme != "memory"
+        self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
+        self._redis: Any = None
+        self._pubsub: Any = None
+        self._reader: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
-        await self._broadcast.connect()
-        self._connected = True
+        if self._remote:
+            from redis import asyncio as aioredis
+
+            self._redis = aioredis.Redis.from_url(self.url)
+            self._pubsub = self._redis.pubsub()
+            self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def disconnect(self) -> None:
-        if self._connected:
-            self._connected = False
-            await self._broadcast.disconnect()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+            self._reader = None
+        if self._pubsub is not None:
+            await self._pubsub.aclose()
+            await self._redis.aclose()
+            self._pubsub = self._redis = None
 
     async def publish(self, notice: Notice) -> None:
-        await self._broadcast.publish(channel=_channel(notice.game_id), message=notice.to_message())
+        if self._remote:
+            await self._redis.publish(_channel(notice.game_id), notice.to_message())
+        else:
+            self._deliver(_channel(notice.game_id), notice)
+
+    def _deliver(self, channel: str, notice: Notice) -> None:
+        for queue in list(self._queues.get(channel, ())):
+            queue.put_nowait(notice)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                if not self._pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                message = await self._pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=1.0
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken connection: retry shortly
+                log.exception("reading notices from %s failed", self.url)
+                await asyncio.sleep(1.0)
+                continue
+            if message and message.get("type") == "message":
+                channel = message["channel"]
+                if isinstance(channel, bytes):
+                    channel = channel.decode()
+                self._deliver(channel, Notice.from_message(message["data"]))
 
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[Notice]]:
-        async with self._broadcast.subscribe(channel=_channel(game_id)) as subscriber:
+        channel = _channel(game_id)
+        queue: asyncio.Queue[Notice] = asyncio.Queue()
+        first = not self._queues.get(channel)
+        self._queues.setdefault(channel, set()).add(queue)
+        if first and self._remote:
+            await self._pubsub.subscribe(channel)
 
-            async def notices() -> AsyncIterator[Notice]:
-                async for event in subscriber:  # type: ignore[union-attr]
-                    if event is not None:
-                        yield Notice.from_message(event.message)
+        async def notices() -> AsyncIterator[Notice]:
+            while True:
+                yield await queue.get()
 
+        try:
             yield notices()
+        finally:
+            queues = self._queues.get(channel, set())
+            queues.discard(queue)
+            if not queues:
+                self._queues.pop(channel, None)
+                if self._remote and self._pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await self._pubsub.unsubscribe(channel)

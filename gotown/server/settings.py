@@ -24,7 +24,7 @@ class Settings:
     database_url: str = ""
     """SQLAlchemy URL: ``sqlite:///path`` (default) or ``postgresql+psycopg://...``."""
     broadcast_url: str = "memory://"
-    """Fan-out of updates: ``memory://`` (one process) or ``redis://host:port``."""
+    """Fan-out of updates: ``memory://`` (one process) or ``redis://host:port`` (several)."""
     bot_delay: float = 0.6
     """Seconds between two bot moves, so that people can follow them. 0 in tests."""
     max_body_bytes: int = 16_384

@@ -7,6 +7,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from gotown.server.settings import Settings
+
 from .conftest import auth, new_game, state
 
 
@@ -113,3 +115,25 @@ def test_bot_moves_are_pushed(client: TestClient) -> None:
         assert (bot_actions and bot_actions[-1]["action"]["type"] == "end-turn") or st[
             "status"
         ] == "over"
+
+
+def test_updates_cross_processes_through_redis(settings: Settings) -> None:
+    """Two app instances share the database and a Redis: an action in one reaches the other."""
+    from .conftest import running
+
+    shared = settings.with_(broadcast_url="redis://127.0.0.1:6379/0")
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=36)
+        with two.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[0]})
+            st = _next_state(ws)
+            active = st["view"]["active"]
+            r = one.post(
+                f"/api/games/{gid}/actions",
+                json={"version": st["version"], "action": {"type": "end-turn"}},
+                headers=auth(tokens[active]),
+            )
+            assert r.status_code == 200
+            pushed = _next_state(ws, 1)
+            assert pushed["view"]["active"] == 1 - active
+            assert pushed["view"] == state(one, gid, tokens[0])["view"]
