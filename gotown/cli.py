@@ -101,5 +101,72 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
     run(host=host, port=port, database_url=database_url, reload=reload)
 
 
+@main.command()
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--players", type=click.IntRange(2, 4), default=None,
+              help="Seats (default: one per bot; extra seats repeat the last bot).")  # fmt: skip
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="Processes (default: every core).")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True,
+              help="Turns after which a game ends with no winner (R23).")  # fmt: skip
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the results (and every game's summary) to this JSON file.")  # fmt: skip
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a bar chart of win rates and think times (PNG, SVG, PDF).")  # fmt: skip
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def tournament(
+    bots: tuple[str, ...],
+    players: int | None,
+    games: int,
+    workers: int | None,
+    seed: int,
+    turn_limit: int,
+    json_path: str | None,
+    plot_path: str | None,
+    no_progress: bool,
+) -> None:
+    """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
+
+    Seat orders are rotated so that every bot starts equally often. Example, hard against
+    three medium bots: `gotown tournament hard medium --players 4 --games 1000`.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from .analysis.tournament import format_table, run_tournament, write_plot
+    from .bots import LEVELS
+
+    for level in bots:
+        if level not in LEVELS:
+            raise click.BadParameter(
+                f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}",
+                param_hint="BOTS",
+            )
+    count = players or len(bots)
+    if len(bots) > count:
+        raise click.BadParameter(f"{len(bots)} bots for {count} seats", param_hint="BOTS")
+    lineup = list(bots) + [bots[-1]] * (count - len(bots))
+    if count < 2:
+        raise click.BadParameter("a game needs 2 to 4 players (R1)", param_hint="BOTS")
+    columns = (
+        "{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
+    )
+    with Progress(*columns, disable=no_progress, transient=False) as bar:
+        task = bar.add_task(" vs ".join(lineup), total=games)
+        result = run_tournament(
+            lineup, games, seed=seed, workers=workers, turn_limit=turn_limit,
+            progress=lambda _: bar.advance(task),
+        )  # fmt: skip
+    click.echo(format_table(result))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
+            json.dump(result.to_json(), handle, indent=1)
+        click.echo(f"wrote {json_path}")
+    if plot_path:
+        write_plot(result, plot_path)
+        click.echo(f"wrote {plot_path}")
+
+
 if __name__ == "__main__":
     main()

@@ -1,23 +1,82 @@
 """Computer players for GoTown, built on :mod:`gotown.engine` only.
 
->>> bot = make_bot("random", seed=1)
->>> action = bot.choose(view, legal_actions)   # doctest: +SKIP
+Every bot gets a seat's :class:`~gotown.engine.View` (which holds no hidden card) and the legal
+actions, and returns one of them; it is seeded and reproducible.
+
+>>> bot = make_bot("hard", seed=1)
+>>> action = bot.choose(game.view(game.active), game.legal_actions())   # doctest: +SKIP
+
+Levels, weakest first:
+
+- ``random``: a uniformly random legal action.
+- ``easy``: builds and steals at once, keeps a dog on its top floor, plays every other card as
+  soon as it can; overlooks things (a random action) one time in ten.
+- ``medium``: the rules of a sensible player (:mod:`gotown.bots.rules`): steals hurting the
+  leader first, saves jokers, the wrecking ball and the donut truck for when they matter,
+  hammers and milkshakes the player closest to winning.
+- ``hard``: SO-ISMCTS (Cowling, Powley & Whitehouse 2012; :mod:`gotown.bots.ismcts`) with
+  :data:`HARD_ITERATIONS` iterations per decision.
+- ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from gotown.engine import Action, View
+
 from .base import Bot, RandomBot
+from .ismcts import SearchBot
+from .rules import RuleBot
 
 #: The levels a player can pick by name, weakest first.
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 
+HARD_ITERATIONS = 200
+EXPERT_ITERATIONS = 1000
+#: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
+HINT_ITERATIONS = EXPERT_ITERATIONS
+HINT_SECONDS = 0.8
+
 
 def make_bot(level: str, seed: int) -> Bot:
     """A new bot of ``level`` (one of :data:`LEVELS`), reproducible from ``seed``."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
-    # Until the stronger levels land, every level plays at random.
-    return RandomBot(seed)
+    if level == "random":
+        return RandomBot(seed)
+    if level == "easy":
+        return RuleBot("easy", seed, careful=False, noise=0.1)
+    if level == "medium":
+        return RuleBot("medium", seed, careful=True)
+    if level == "hard":
+        return SearchBot("hard", seed, iterations=HARD_ITERATIONS)
+    if level == "expert":
+        return SearchBot("expert", seed, iterations=EXPERT_ITERATIONS)
+    raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
 
 
-__all__ = ["LEVELS", "Bot", "RandomBot", "make_bot"]
+def hint(
+    view: View, legal_actions: Sequence[Action], seed: int, top: int = 3
+) -> list[tuple[Action, float]]:
+    """The strong bot's ``top`` actions for this position, best first, each with its
+    estimated probability that the view's seat goes on to win after playing it.
+
+    The search runs :data:`HINT_ITERATIONS` iterations or :data:`HINT_SECONDS`, whichever
+    comes first (so under load it answers in time, with a less certain estimate).
+    """
+    if not legal_actions:
+        return []
+    bot = SearchBot("hint", seed, iterations=HINT_ITERATIONS, seconds=HINT_SECONDS)
+    return bot.evaluate(view, legal_actions)[:top]
+
+
+__all__ = [
+    "EXPERT_ITERATIONS",
+    "HARD_ITERATIONS",
+    "LEVELS",
+    "Bot",
+    "RandomBot",
+    "RuleBot",
+    "SearchBot",
+    "hint",
+    "make_bot",
+]

@@ -1,0 +1,1 @@
+"""Tools that study games: tournaments between bots (:mod:`gotown.analysis.tournament`)."""

@@ -1,0 +1,297 @@
+"""Tournaments between bots: many games over all cores, with win rates, ratings and timings.
+
+Seat order is balanced: the games cycle through every distinct ordering of the line-up, and
+seat 0 always starts (option ``first_player: 0``), so over each full cycle every bot is the
+first player equally often. A game that reaches ``turn_limit`` (R23; some positions never end,
+e.g. two hands of 8 that can do nothing, R7b) ends with no winner and is counted as such.
+
+Ratings come from openskill (Plackett-Luce model), updated game by game in the order the games
+were numbered, so the figures do not depend on the order in which workers finish.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from gotown.bots import LEVELS, make_bot
+from gotown.engine import Game
+
+DEFAULT_TURN_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class GameResult:
+    index: int
+    seats: tuple[int, ...]  # seats[s] = the entry playing seat s
+    winner: int | None  # the winning entry, None after the turn limit
+    turns: int
+    actions: int
+    think: tuple[float, ...]  # seconds of thinking, per entry
+    decisions: tuple[int, ...]  # choose() calls, per entry
+
+
+@dataclass
+class EntryStats:
+    name: str
+    level: str
+    games: int = 0
+    wins: int = 0
+    win_rate: float = 0.0
+    ci_low: float = 0.0
+    ci_high: float = 0.0
+    rating_mu: float = 0.0
+    rating_sigma: float = 0.0
+    rating_ordinal: float = 0.0
+    decisions: int = 0
+    think_seconds: float = 0.0
+    mean_think_ms: float = 0.0
+
+
+@dataclass
+class TournamentResult:
+    entries: list[EntryStats]
+    players: int
+    games: int
+    no_winner: int
+    mean_turns: float
+    mean_actions: float
+    seconds: float
+    workers: int
+    seed: int
+    turn_limit: int
+    results: list[GameResult] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["results"] = [asdict(r) for r in self.results]
+        return data
+
+
+def entry_names(levels: Sequence[str]) -> list[str]:
+    """Names for the entries of a line-up: ``medium``, ``medium#2``, ... for repeats."""
+    seen: dict[str, int] = {}
+    names = []
+    for level in levels:
+        seen[level] = seen.get(level, 0) + 1
+        names.append(level if seen[level] == 1 else f"{level}#{seen[level]}")
+    return names
+
+
+def seatings(levels: Sequence[str]) -> list[tuple[int, ...]]:
+    """Every distinct seat order of the line-up (entries with the same level are
+    interchangeable), as tuples ``seats[s] = entry``, in a fixed order."""
+    out: list[tuple[int, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    for perm in itertools.permutations(range(len(levels))):
+        key = tuple(levels[e] for e in perm)
+        if key not in seen:
+            seen.add(key)
+            out.append(perm)
+    return out
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_game(
+    levels: Sequence[str], seats: Sequence[int], index: int, seed: int, turn_limit: int
+) -> GameResult:
+    """Play one game; ``seats[s]`` is the entry (index into ``levels``) at seat s."""
+    players = len(seats)
+    game_seed = seed * 1_000_003 + index
+    game = Game.new(
+        players=players,
+        seed=game_seed,
+        options={"first_player": 0, "turn_limit": turn_limit},
+    )
+    bots = [make_bot(levels[seats[s]], game_seed * 8 + s) for s in range(players)]
+    think = [0.0] * len(levels)
+    decisions = [0] * len(levels)
+    clock = time.perf_counter
+    while not game.is_over:
+        seat = game.active
+        view = game.view(seat)
+        legal = game.legal_actions()
+        start = clock()
+        action = bots[seat].choose(view, legal)
+        think[seats[seat]] += clock() - start
+        decisions[seats[seat]] += 1
+        game.apply(action)
+    winner = None if game.winner is None else seats[game.winner]
+    return GameResult(
+        index=index,
+        seats=tuple(seats),
+        winner=winner,
+        turns=game.turn,
+        actions=game.version,
+        think=tuple(think),
+        decisions=tuple(decisions),
+    )
+
+
+def _play_task(args: tuple[tuple[str, ...], tuple[int, ...], int, int, int]) -> GameResult:
+    return play_game(*args)
+
+
+def run_tournament(
+    levels: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    turn_limit: int = DEFAULT_TURN_LIMIT,
+    progress: Callable[[GameResult], None] | None = None,
+) -> TournamentResult:
+    """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4)."""
+    levels = tuple(levels)
+    if not 2 <= len(levels) <= 4:
+        raise ValueError("a game of GoTown has 2 to 4 players (R1)")
+    for level in levels:
+        if level not in LEVELS:
+            raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
+    orders = seatings(levels)
+    tasks = [(levels, orders[i % len(orders)], i, seed, turn_limit) for i in range(games)]
+    workers = workers or os.cpu_count() or 1
+    started = time.perf_counter()
+    results: list[GameResult] = []
+    if workers == 1:
+        for task in tasks:
+            result = _play_task(task)
+            results.append(result)
+            if progress:
+                progress(result)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending: set[Future[GameResult]] = set()
+            queue = iter(tasks)
+            for task in itertools.islice(queue, workers * 4):
+                pending.add(pool.submit(_play_task, task))
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    result = future.result()
+                    results.append(result)
+                    if progress:
+                        progress(result)
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(_play_task, nxt))
+    elapsed = time.perf_counter() - started
+    results.sort(key=lambda r: r.index)
+    return summarise(levels, results, elapsed, workers, seed, turn_limit)
+
+
+def summarise(
+    levels: Sequence[str],
+    results: Sequence[GameResult],
+    seconds: float,
+    workers: int,
+    seed: int,
+    turn_limit: int,
+) -> TournamentResult:
+    from openskill.models import PlackettLuce
+
+    names = entry_names(levels)
+    entries = [EntryStats(name=n, level=lv) for n, lv in zip(names, levels, strict=True)]
+    model = PlackettLuce()
+    ratings = [model.rating(name=n) for n in names]
+    for result in results:
+        order = list(result.seats)
+        teams = [[ratings[e]] for e in order]
+        if result.winner is None:
+            ranks = [1.0] * len(order)
+        else:
+            ranks = [1.0 if e == result.winner else 2.0 for e in order]
+        rated = model.rate(teams, ranks=ranks)
+        for e, team in zip(order, rated, strict=True):
+            ratings[e] = team[0]
+        for e in range(len(levels)):
+            stats = entries[e]
+            stats.games += 1
+            stats.wins += result.winner == e
+            stats.decisions += result.decisions[e]
+            stats.think_seconds += result.think[e]
+    for e, stats in enumerate(entries):
+        stats.win_rate = stats.wins / stats.games if stats.games else 0.0
+        stats.ci_low, stats.ci_high = wilson(stats.wins, stats.games)
+        stats.rating_mu = ratings[e].mu
+        stats.rating_sigma = ratings[e].sigma
+        stats.rating_ordinal = ratings[e].ordinal()
+        stats.mean_think_ms = (
+            1000.0 * stats.think_seconds / stats.decisions if stats.decisions else 0.0
+        )
+    count = len(results)
+    return TournamentResult(
+        entries=entries,
+        players=len(levels),
+        games=count,
+        no_winner=sum(r.winner is None for r in results),
+        mean_turns=sum(r.turns for r in results) / count if count else 0.0,
+        mean_actions=sum(r.actions for r in results) / count if count else 0.0,
+        seconds=seconds,
+        workers=workers,
+        seed=seed,
+        turn_limit=turn_limit,
+        results=list(results),
+    )
+
+
+def format_table(result: TournamentResult) -> str:
+    """The results as a Markdown table and a summary line."""
+    lines = [
+        "| bot | games | wins | win rate | 95% CI | rating (mu ± sigma) | ordinal "
+        "| mean think / decision |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in result.entries:
+        lines.append(
+            f"| {s.name} | {s.games} | {s.wins} | {100 * s.win_rate:.1f}% "
+            f"| {100 * s.ci_low:.1f}–{100 * s.ci_high:.1f}% "
+            f"| {s.rating_mu:.2f} ± {s.rating_sigma:.2f} | {s.rating_ordinal:.2f} "
+            f"| {s.mean_think_ms:.2f} ms |"
+        )
+    lines.append("")
+    lines.append(
+        f"{result.games} games, {result.players} players, {result.no_winner} without a winner "
+        f"(turn limit {result.turn_limit}); mean game length {result.mean_turns:.1f} turns, "
+        f"{result.mean_actions:.1f} actions; {result.seconds:.0f} s on {result.workers} "
+        f"worker(s), seed {result.seed}."
+    )
+    return "\n".join(lines)
+
+
+def write_plot(result: TournamentResult, path: str) -> None:
+    """A bar chart of the win rates (with 95% intervals) and the mean think times."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [s.name for s in result.entries]
+    rates = [100 * s.win_rate for s in result.entries]
+    low = [100 * (s.win_rate - s.ci_low) for s in result.entries]
+    high = [100 * (s.ci_high - s.win_rate) for s in result.entries]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    left.bar(names, rates, yerr=[low, high], capsize=4, color="#4c78a8")
+    left.axhline(100 / result.players, color="grey", linestyle="--", linewidth=1)
+    left.set_ylabel("win rate (%)")
+    left.set_title(f"{result.games} games, {result.players} players")
+    right.bar(names, [s.mean_think_ms for s in result.entries], color="#f58518")
+    right.set_ylabel("mean think time per decision (ms)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

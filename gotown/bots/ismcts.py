@@ -1,0 +1,211 @@
+"""Search over the hidden information: single-observer information-set MCTS.
+
+The algorithm is SO-ISMCTS (Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree
+Search", IEEE TCIAIG 4(2), 2012, Algorithm 2). One tree is grown for the deciding seat's
+information set. Every iteration
+
+1. samples a *determinisation*: the unseen cards dealt consistently with the view
+   (:mod:`gotown.bots.sampling`), with a fresh seed for the thieves and reshuffles;
+2. descends the tree through the actions legal in that determinisation, choosing by UCB1 with
+   *availability counts* (a child's exploration term uses how often it was available, not its
+   parent's visits), every node being keyed by the acting seat's action, so that a turn of
+   several actions by one seat and the opponents' turns are all in the one tree;
+3. adds one child, picking among the untried actions the one the ``medium`` rule likes best
+   (a cheap prior that makes the first visits count);
+4. plays the game out with the rule-based policy (:func:`gotown.bots.rules.policy_action`,
+   epsilon-greedy) for at most ``rollout_turns`` turns, then scores each seat: 1 for the
+   winner, or, when the rollout was cut short, an estimate from tower heights;
+5. backs the result up, each node crediting the seat that chose its action.
+
+The move played is the most visited child of the root; a child's mean reward is its estimated
+win probability (used by :func:`gotown.bots.hint`). Budgets are iteration counts (so the same
+seed gives the same choices on any machine), optionally capped by a think time.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from gotown.engine import Action, Game, View
+
+from .rules import WIN, Table, TableLike, policy_action, score_medium
+from .sampling import Sampler
+
+
+MAX_ROLLOUT_TURNS = 100
+
+
+class Node:
+    __slots__ = ("avail", "children", "reward", "seat", "visits")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat  # the seat whose action led here (credited with the reward)
+        self.children: dict[Action, Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 1
+
+
+def estimate(game: Game) -> list[float]:
+    """Each seat's chance to win, as a game that was cut short is scored.
+
+    A softmax of a seat's progress: floors built (the top floor counts less when it lies
+    open to a steal or a hammer) and a little for the cards in hand.
+    """
+    if game.over:
+        return [1.0 if s == game.winner else 0.0 for s in range(game.players)]
+    need = game.options.win_floors
+    scores = []
+    for seat in range(game.players):
+        tower = game.towers[seat]
+        value = len(tower) - (0.0 if not tower or tower[-1][2] else 0.3)
+        value += 0.12 * min(game.hand_sizes[seat], 8)
+        scores.append(math.exp(1.6 * value * 5 / need))
+    total = sum(scores)
+    return [s / total for s in scores]
+
+
+def winning_action(table: TableLike, me: int, legal: Sequence[Action], floors: int) -> Action | None:
+    """A build or steal that wins the game at once (R20), if there is one."""
+    if len(table.towers[me]) + 1 < floors:
+        return None
+    for action in legal:
+        if action.type in ("build", "steal"):
+            return action
+    return None
+
+
+class SearchBot:
+    """An SO-ISMCTS player (see the module docstring) with an iteration budget."""
+
+    def __init__(
+        self,
+        name: str,
+        seed: int,
+        iterations: int,
+        seconds: float | None = None,
+        rollout_turns: int | None = 8,
+        exploration: float = 0.7,
+        epsilon: float = 0.1,
+    ) -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.rollout_turns = rollout_turns
+        self.exploration = exploration
+        self.epsilon = epsilon
+
+    def choose(self, view: View, legal_actions: Sequence[Action]) -> Action:
+        if not legal_actions:
+            raise ValueError("no legal action to choose from")
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        me = _seat(view)
+        quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
+        if quick is not None:
+            return quick
+        root = self.search(view, legal_actions)
+        return max(root.children.items(), key=lambda item: (item[1].visits, item[1].reward))[0]
+
+    def evaluate(self, view: View, legal_actions: Sequence[Action]) -> list[tuple[Action, float]]:
+        """Every legal action with its estimated win probability, best first."""
+        me = _seat(view)
+        quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
+        if quick is not None:
+            return [(quick, 1.0)] + [(a, 0.0) for a in legal_actions if a != quick]
+        root = self.search(view, legal_actions)
+        ranked = sorted(
+            root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward)
+        )
+        out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
+        seen = {a for a, _ in out}
+        return out + [(a, 0.0) for a in legal_actions if a not in seen]
+
+    def search(self, view: View, legal_actions: Sequence[Action]) -> Node:
+        me = _seat(view)
+        sampler = Sampler(view)
+        rng = self._rng
+        legal_set = set(legal_actions)
+        root = Node(me)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        floors = view.options.win_floors
+        c = self.exploration
+        for iteration in range(self.iterations):
+            if deadline is not None and iteration and time.perf_counter() > deadline:
+                break
+            game = sampler.sample(rng)
+            node = root
+            path = [root]
+            while not game.over:
+                legal = game.legal_actions()
+                if node is root:
+                    legal = tuple(a for a in legal if a in legal_set) or legal
+                actor = game.active
+                children = node.children
+                untried = [a for a in legal if a not in children]
+                if untried:
+                    action = _prior_choice(game, actor, untried, floors, rng)
+                    child = children[action] = Node(actor)
+                    game.apply_unchecked(action)
+                    path.append(child)
+                    break
+                log_factor = 0.0
+                best_value = -1.0
+                best_child: Node | None = None
+                best_action = legal[0]
+                for action in legal:
+                    child = children[action]
+                    child.avail += 1
+                for action in legal:
+                    child = children[action]
+                    log_factor = math.log(child.avail)
+                    value = child.reward / child.visits + c * math.sqrt(log_factor / child.visits)
+                    if value > best_value:
+                        best_value, best_child, best_action = value, child, action
+                assert best_child is not None
+                game.apply_unchecked(best_action)
+                node = best_child
+                path.append(node)
+            rewards = self._rollout(game, floors, rng)
+            for visited in path:
+                visited.visits += 1
+                visited.reward += rewards[visited.seat]
+        return root
+
+    def _rollout(self, game: Game, floors: int, rng: random.Random) -> list[float]:
+        # A rollout always stops: some positions never end (two full hands that can do
+        # nothing, R7b), so even "to the end" means at most MAX_ROLLOUT_TURNS turns.
+        turns = MAX_ROLLOUT_TURNS if self.rollout_turns is None else self.rollout_turns
+        limit = game.turn + turns
+        epsilon = self.epsilon
+        while not game.over:
+            if game.turn >= limit:
+                break
+            me = game.active
+            legal = game.legal_actions()
+            game.apply_unchecked(policy_action(game, me, legal, floors, rng, epsilon))
+        return estimate(game)
+
+
+def _prior_choice(
+    game: Game, actor: int, untried: Sequence[Action], floors: int, rng: random.Random
+) -> Action:
+    best = untried[0]
+    best_score = -1e9
+    for action in untried:
+        value = score_medium(game, actor, action, floors) + rng.random()
+        if value > best_score:
+            best, best_score = action, value
+            if value >= WIN:
+                break
+    return best
+
+
+def _seat(view: View) -> int:
+    if view.seat is None:
+        raise ValueError("a bot plays a seat: it needs a seat's view, not the public one")
+    return view.seat

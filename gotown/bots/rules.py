@@ -1,0 +1,215 @@
+"""Rule-based players (``easy``, ``medium``) and the fast policy that search bots roll out with.
+
+Both score every legal action with a hand-written rule and play the best one; ending the turn
+scores 0, so a card whose rule says "hold it" (a negative score) stays in the hand. The rules
+are those of a sensible person: win at once when you can, steal a floor (it costs the
+opponent one and gains you one), build, keep a dog on your top floor, hit the player closest
+to winning with the jack-hammer, wrecking ball and milkshake, and save jokers, the wrecking
+ball and the donut truck for when they matter.
+
+The scoring reads a *table*: any object with the attributes of :class:`Table` (a
+:class:`~gotown.engine.Game` has them, so rollouts score straight on the game; a view is
+turned into one by :meth:`Table.from_view`, holding only the viewer's hand).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from gotown.engine import Action, View
+from gotown.engine.cards import JOKER, KIND_OF, KINDS
+
+Floor = tuple[int, int, int]  # (number, other card, dogs): the engine's internal floor
+
+
+class TableLike(Protocol):
+    """The public facts a rule needs, plus the hand of the seat that decides."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def hands(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def hand_sizes(self) -> Sequence[int]: ...
+    @property
+    def towers(self) -> Sequence[Sequence[Floor]]: ...
+    @property
+    def milkshakes(self) -> Sequence[int]: ...
+    @property
+    def donut(self) -> bool: ...
+
+
+def floor_of(codes: Sequence[str]) -> Floor:
+    """The internal (number, other, dogs) form of a floor given as codes."""
+    kinds = [KIND_OF[c] for c in codes if c != "dog"]
+    a, b = kinds[0], kinds[1]
+    if a == JOKER:
+        a, b = b, a
+    return (a, b, len(codes) - 2)
+
+
+class Table:
+    """A view's public facts in the engine's internal shapes, with only the viewer's hand."""
+
+    __slots__ = ("donut", "hand_sizes", "hands", "milkshakes", "players", "towers")
+
+    def __init__(self, view: View) -> None:
+        self.players = view.players
+        self.hand_sizes = view.hand_sizes
+        self.milkshakes = view.milkshakes
+        self.donut = view.donut
+        self.towers = [[floor_of(f) for f in tower] for tower in view.towers]
+        own = [0] * KINDS
+        for code in view.hand or ():
+            own[KIND_OF[code]] += 1
+        self.hands = [own if s == view.seat else [0] * KINDS for s in range(view.players)]
+
+    @classmethod
+    def from_view(cls, view: View) -> Table:
+        return cls(view)
+
+
+HOLD = -1.0  # a score below ending the turn: keep the card
+WIN = 1000.0
+
+
+def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> float:
+    """How much a sensible player wants ``action`` now (0 = as good as ending the turn).
+
+    Cards held do nothing, and a hand of 8 stops the draw (R7b), so nearly every card is worth
+    playing; the rule is mostly about order (a thief first, for the card it may bring; steals
+    before builds; the dog after the builds, on the new top floor; a joker last) and aim (the
+    tallest tower, the floor that opens a steal).
+    """
+    kind = action.type
+    towers = table.towers
+    mine = len(towers[me])
+    if kind == "end-turn":
+        return 0.0
+    if kind == "build":
+        if mine + 1 >= win_floors:
+            return WIN
+        return 70.0 if "?" in action.cards else 80.0
+    if kind == "steal":
+        if mine + 1 >= win_floors:
+            return WIN
+        target = action.target
+        assert target is not None
+        return 100.0 + 8.0 * len(towers[target]) + (10.0 if _is_leader(table, me, target) else 0)
+    if kind == "dog":
+        return 60.0 if action.floor == mine - 1 else 5.0
+    if kind == "super-thief":
+        return 112.0
+    if kind == "donut-truck":
+        return 65.0
+    target = action.target
+    assert target is not None
+    height = len(towers[target])
+    lead = 10.0 if _is_leader(table, me, target) else 0.0
+    if kind == "thief":
+        return 110.0 + table.hand_sizes[target] + lead
+    if kind == "jackhammer":
+        return 50.0 + 10.0 * height + lead
+    if kind == "wrecking-ball":
+        if towers[target][-1][2]:
+            return 55.0 + 10.0 * height + lead
+        if table.hands[me][11]:  # a jack-hammer does this job: keep the ball for a dog
+            return HOLD
+        return 30.0 + 10.0 * height + lead
+    if kind == "bone":
+        if action.floor != height - 1:
+            return 3.0
+        number, other, _ = towers[target][-1]
+        hand = table.hands[me]
+        value = 9 - number if other == JOKER else other
+        if hand[number] or hand[value] or hand[11]:  # it opens the floor to us
+            return 105.0 + height + lead
+        return 20.0 + height + lead
+    if kind == "milkshake":
+        return 45.0 + 10.0 * height + lead
+    return HOLD
+
+
+def score_easy(table: TableLike, me: int, action: Action, win_floors: int) -> float:
+    """A simpler player: build and steal at once, dog on top, every other card as soon as it
+    can be played, at whoever it can hit."""
+    kind = action.type
+    mine = len(table.towers[me])
+    if kind == "end-turn":
+        return 0.0
+    if kind in ("build", "steal"):
+        if mine + 1 >= win_floors:
+            return WIN
+        return 100.0 if kind == "steal" else 80.0
+    if kind == "dog":
+        return 60.0 if action.target is None and action.floor == mine - 1 else HOLD
+    if kind == "bone":
+        target = action.target
+        assert target is not None
+        return 30.0 if action.floor == len(table.towers[target]) - 1 else HOLD
+    return 40.0
+
+
+def _is_leader(table: TableLike, me: int, seat: int) -> bool:
+    """True when no other opponent has a taller tower than ``seat``."""
+    height = len(table.towers[seat])
+    return all(len(t) <= height for s, t in enumerate(table.towers) if s != me)
+
+
+class RuleBot:
+    """Plays the legal action its rule scores highest (ties broken by its seeded generator).
+
+    ``noise`` is the chance of playing a random legal action instead (an ``easy`` player
+    sometimes overlooks things).
+    """
+
+    def __init__(self, name: str, seed: int, careful: bool, noise: float = 0.0) -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+        self._score = score_medium if careful else score_easy
+        self._noise = noise
+
+    def choose(self, view: View, legal_actions: Sequence[Action]) -> Action:
+        if not legal_actions:
+            raise ValueError("no legal action to choose from")
+        if view.seat is None:
+            raise ValueError("a bot plays a seat: it needs a seat's view, not the public one")
+        rng = self._rng
+        if self._noise and rng.random() < self._noise:
+            return legal_actions[rng.randrange(len(legal_actions))]
+        table = Table(view)
+        win = view.options.win_floors
+        best: list[Action] = []
+        best_score = -1e9
+        for action in legal_actions:
+            value = self._score(table, view.seat, action, win)
+            if value > best_score:
+                best, best_score = [action], value
+            elif value == best_score:
+                best.append(action)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+def policy_action(
+    table: TableLike,
+    me: int,
+    legal: Sequence[Action],
+    win_floors: int,
+    rng: random.Random,
+    epsilon: float,
+) -> Action:
+    """The rollout policy: the ``medium`` rule, with a random legal action ``epsilon`` of the
+    time (so rollouts explore what the rule would never play)."""
+    if epsilon and rng.random() < epsilon:
+        return legal[rng.randrange(len(legal))]
+    best = legal[-1]
+    best_score = 0.0
+    for action in legal:
+        value = score_medium(table, me, action, win_floors)
+        if value > best_score:
+            best, best_score = action, value
+            if value >= WIN:
+                break
+    return best
