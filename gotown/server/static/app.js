@@ -267,11 +267,12 @@ function actionText(a, state, actor) {
   const viewer = state.seat;
   const you = actor !== null && actor === viewer;
   const P = (s) => seatName(state.lobby, s, viewer);
-  const suffix = you ? "_you" : "";
-  const p = { actor: P(actor), target: P(a.target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
+  const target = a.target ?? null;
+  const p = { actor: P(actor), target: P(target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
   if (a.type === "build") { p.a = cardLabel(a.cards[0]); p.b = cardLabel(a.cards[1]); }
-  const key = "log_" + a.type + suffix;
-  return t(key, p);
+  if (a.type === "dog" && (target === null || target === actor)) return t(you ? "log_dog_own_you" : "log_dog_own", p);
+  if (!you && target !== null && target === viewer) return t("log_" + a.type + "_tyou", p);
+  return t("log_" + a.type + (you ? "_you" : ""), p);
 }
 function buttonText(a, state) {
   const P = (s) => seatName(state.lobby, s, state.seat);

@@ -1,0 +1,249 @@
+"""End to end in a real headless Chromium (Debian's), driven by Playwright.
+
+Two browser contexts (a laptop and a phone) create and join a game with a bot, play it to the
+end through the page, one reloads mid-game and goes on, and the replay steps through the game.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from gotown.server.app import create_app
+from gotown.server.settings import Settings
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LAPTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("browser") / "gotown.sqlite3"
+    settings = Settings(database_url=f"sqlite:///{db}", bot_delay=0.05, rate_limit_per_minute=0)
+    port = _free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        time.sleep(0.01)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", pytrace=False)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _watch_errors(page: Page, errors: list[str]) -> None:
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+
+def _version(page: Page) -> int:
+    return int(page.evaluate("document.body.dataset.version || '-1'"))
+
+
+def _wait_newer(page: Page, version: int) -> None:
+    page.wait_for_function(
+        f"Number(document.body.dataset.version || -1) > {version} "
+        "|| document.querySelector('#winner') !== null"
+    )
+
+
+def _play_one(page: Page) -> None:
+    """Make one move through the page: a build or steal when a card offers one, else end."""
+    before = _version(page)
+    cards = page.locator('#hand .card[aria-disabled="false"]')
+    for i in range(cards.count()):
+        card = page.locator('#hand .card[aria-disabled="false"]').nth(i)
+        card.click()
+        build = page.locator(
+            '#actions button[data-type="build"], #actions button[data-type="steal"]'
+        )
+        if build.count():
+            build.first.click()
+            _wait_newer(page, before)
+            return
+        other = page.locator("#actions button.act:not(#end-turn)")
+        if other.count() and i % 2 == 0:
+            other.first.click()
+            _wait_newer(page, before)
+            return
+        page.locator('#hand .card[aria-pressed="true"]').first.click()
+    page.click("#end-turn")
+    _wait_newer(page, before)
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page is {overflow}px wider than the screen"
+
+
+def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_url: str) -> None:
+    errors: list[str] = []
+    laptop = browser.new_context(viewport=LAPTOP)
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    anna, bob = laptop.new_page(), phone.new_page()
+    _watch_errors(anna, errors)
+    _watch_errors(bob, errors)
+
+    # Anna creates a 3-seat short game: herself, a friend, a random bot.
+    anna.goto(server_url + "/")
+    anna.fill("#name", "Anna")
+    anna.select_option("#players", "3")
+    anna.select_option("#seat-kind-1", "human")
+    anna.select_option("#seat-kind-2", "bot")
+    anna.select_option("#seat-level-2", "random")
+    anna.check("#opt-short")
+    _shot(anna, "01-home-laptop")
+    anna.click("#create-btn")
+    anna.wait_for_selector("#invite-url")
+    assert anna.locator("#qr").get_attribute("src", timeout=5000)
+    invite = anna.text_content("#invite-url") or ""
+    assert "/j/" in invite
+    _shot(anna, "02-lobby-laptop")
+
+    # Bob opens the invitation on his phone, types a name and takes the free seat.
+    bob.goto(invite)
+    bob.fill("#join-name", "Bob")
+    bob.click("#join-btn")
+    bob.wait_for_selector("#status")
+    anna.wait_for_selector("#status")
+    _no_sideways_scroll(bob)
+    _shot(bob, "03-table-phone")
+    _shot(anna, "04-table-laptop")
+    assert anna.locator(".seatbox").count() == 3
+
+    # Keyboard: a playable card can be selected with the keyboard on one's turn.
+    pages = {"anna": anna, "bob": bob}
+    reloaded = False
+    moves = 0
+    for _ in range(600):
+        if anna.locator("#winner").count() or bob.locator("#winner").count():
+            break
+        mover = next((p for p in pages.values() if p.locator("#status.mine").count()), None)
+        if mover is None:  # the bot's turn: wait for it to move
+            v = max(_version(anna), _version(bob))
+            _wait_newer(anna, v)
+            continue
+        if moves == 0:
+            card = mover.locator('#hand .card[aria-disabled="false"]').first
+            card.focus()
+            mover.keyboard.press("Enter")
+            assert mover.locator('#hand .card[aria-pressed="true"]').count() == 1
+            _shot(mover, "05-selected-card")
+            mover.keyboard.press("Enter")
+        _play_one(mover)
+        moves += 1
+        if moves == 6 and not reloaded:
+            # Bob closes the tab's page and comes back with the same link on the same device.
+            bob.reload()
+            bob.wait_for_selector("#status")
+            assert bob.locator("#hand .card").count() >= 1 or bob.locator("#hand").count()
+            assert "Bob" in (bob.text_content("#towers") or "")
+            reloaded = True
+            _shot(bob, "06-phone-after-reload")
+    assert reloaded
+    anna.wait_for_selector("#winner")
+    bob.wait_for_selector("#winner")
+    _shot(anna, "07-end-laptop")
+    _shot(bob, "08-end-phone")
+    _no_sideways_scroll(bob)
+    assert anna.locator("#rematch").count() == 1
+    log = anna.text_content("#log") or ""
+    assert "Turn 1" in log
+
+    # The replay steps through every action.
+    anna.click("#replay-link")
+    anna.wait_for_selector("#replay-slider")
+    first = anna.text_content("#replay-step")
+    anna.click("#replay-next")
+    assert anna.text_content("#replay-step") != first
+    anna.click("#replay-last")
+    anna.wait_for_selector("#replay-stage #winner")
+    _shot(anna, "09-replay")
+    assert not errors, errors
+    laptop.close()
+    phone.close()
+
+
+def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(server_url + "/")
+    expected = {"fr": "Nouvelle partie", "pl": "Nowa gra", "cs": "Nová hra", "de": "Neues Spiel"}
+    for lang, title in expected.items():
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert page.text_content("#create-title") == title
+    _shot(page, "10-home-phone-de")
+    page.goto(server_url + "/rules/nl")
+    assert "GoTown" in (page.text_content("h1") or "")
+    _no_sideways_scroll(page)
+    context.close()
+
+
+def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
+    import json
+    import urllib.request
+
+    body = json.dumps(
+        {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}}
+    ).encode()
+    request = urllib.request.Request(
+        server_url + "/api/games", data=body, headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request) as response:
+        created = json.load(response)
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    page.goto(created["watch_url"])
+    page.wait_for_selector("#status")
+    assert page.locator("#hand").count() == 0
+    page.wait_for_selector("#winner")
+    _shot(page, "11-spectator-end")
+    context.close()
