@@ -16,6 +16,8 @@ from gotown.server.app import create_app
 from gotown.server.settings import Settings
 
 POSTGRES_ENV = "GOTOWN_TEST_POSTGRES_URL"
+#: Redis for the cross-process fan-out tests (scripts/test sets it; a local Redis otherwise).
+REDIS_URL = os.environ.get("GOTOWN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 

@@ -13,6 +13,8 @@ from gotown.server.pubsub import Notice, PubSub
 from gotown.server.schemas import LANGUAGES
 from gotown.server.settings import Settings
 
+from .conftest import REDIS_URL
+
 STATIC = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static"
 RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
 
@@ -76,7 +78,7 @@ def test_notices_cross_processes_through_redis() -> None:
     """Two PubSub instances stand for two server processes sharing a Redis."""
 
     async def scenario() -> Notice:
-        one, two = PubSub("redis://127.0.0.1:6379"), PubSub("redis://127.0.0.1:6379")
+        one, two = PubSub(REDIS_URL), PubSub(REDIS_URL)
         await one.connect()
         await two.connect()
         try:

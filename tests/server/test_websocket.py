@@ -9,7 +9,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.server.settings import Settings
 
-from .conftest import auth, new_game, state
+from .conftest import REDIS_URL, auth, new_game, state
 
 
 def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
     """Two app instances share the database and a Redis: an action in one reaches the other."""
     from .conftest import running
 
-    shared = settings.with_(broadcast_url="redis://127.0.0.1:6379/0")
+    shared = settings.with_(broadcast_url=REDIS_URL)
     with running(shared) as one, running(shared) as two:
         gid, tokens = new_game(one, ["human", "human"], seed=36)
         with two.websocket_connect(f"/ws/games/{gid}") as ws:

@@ -322,6 +322,12 @@ function eventLines(events, state) {
 }
 
 /* ---------- the table ---------- */
+function showOffline(lost) {
+  let el = document.getElementById("offline");
+  if (!lost) { if (el) el.remove(); return; }
+  if (!el) { el = h("div", { id: "offline", role: "status" }); document.body.prepend(el); }
+  el.textContent = t("reconnecting");
+}
 function cardEl(code, extra = {}) {
   const isNum = NUMBERS.includes(code) || code === "?";
   return h("span", { class: "card " + cardClass(code) + (isNum ? "" : " special"), "aria-label": NUMBERS.includes(code) ? cardName(code) + " " + code : cardLabel(code), ...extra },
@@ -396,6 +402,7 @@ const table = {
       if (ev.code >= 4400 && ev.code < 4500) return;
       const delay = Math.min(8000, 500 * 2 ** this.retry++);
       document.body.dataset.connection = "lost";
+      showOffline(true);
       setTimeout(() => { if (!this.closed && this.ws === ws) this.connect(); }, delay);
     };
   },
@@ -407,6 +414,7 @@ const table = {
     }
     this.state = state;
     document.body.dataset.connection = "ok";
+    showOffline(false);
     document.body.dataset.version = String(state.version);
     if (versionChanged) { this.selected = []; this.hints = null; }
     this.draw();
@@ -567,7 +575,8 @@ const table = {
   },
   endPanel(st) {
     const lobby = st.lobby;
-    const box = h("div", { class: "winner", id: "winner" }, st.view.winner === null ? t("over_nowinner") : t("winner_is", { actor: seatName(lobby, st.view.winner, st.seat) }));
+    const w = st.view.winner;
+    const box = h("div", { class: "winner", id: "winner" }, w === null ? t("over_nowinner") : (w === st.seat ? t("you_won") : t("winner_is", { actor: seatName(lobby, w, null) })));
     const row = h("div", { class: "row" }, h("a", { href: "/r/" + this.gameId, id: "replay-link" }, t("replay")));
     if (st.seat !== null) {
       row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
@@ -591,6 +600,7 @@ async function renderReplay(app, gameId) {
   const load = async () => {
     data = await api("GET", "/api/games/" + gameId + "/replay", undefined, usePrivate ? token : null);
     lobby = await api("GET", "/api/games/" + gameId + "/lobby");
+    lobby.seats.forEach((s) => { s.connected = true; });
   };
   try { await load(); } catch (err) { app.append(h("p", { class: "panel" }, errorText(err))); return; }
   let step = 0;
@@ -611,23 +621,25 @@ async function renderReplay(app, gameId) {
     fake.app = holder;
     fake.drawGame(holder, { ...st, view: { ...view, over: step === data.frames.length - 1 && frame.view.over } });
     stage.replaceChildren(holder);
+    const log = stage.querySelector("#log");
+    if (log) log.scrollTop = log.scrollHeight;
   }
   const go = (n) => { step = Math.max(0, Math.min(data.frames.length - 1, n)); show(); };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const play = h("button", { id: "replay-play", onclick: () => {
     if (timer) { clearInterval(timer); timer = null; play.textContent = "▶"; return; }
-    play.textContent = "⏸";
+    play.textContent = "II";
     timer = setInterval(() => { if (step >= data.frames.length - 1) { clearInterval(timer); timer = null; play.textContent = "▶"; } else go(step + 1); }, 700);
   } }, "▶");
   const viewSel = token ? h("select", { id: "replay-view", onchange: async (ev) => { usePrivate = ev.target.value === "mine"; await load(); go(step); } },
     h("option", { value: "mine" }, t("my_view")), h("option", { value: "public" }, t("public_view"))) : null;
   app.append(h("div", { class: "panel" }, h("h1", {}, t("replay")),
     h("div", { class: "replay-controls" },
-      h("button", { id: "replay-first", "aria-label": t("first"), onclick: () => go(0) }, "⏮"),
+      h("button", { id: "replay-first", "aria-label": t("first"), onclick: () => go(0) }, "|◀"),
       h("button", { id: "replay-prev", "aria-label": t("previous"), onclick: () => go(step - 1) }, "◀"),
       play,
       h("button", { id: "replay-next", "aria-label": t("next"), onclick: () => go(step + 1) }, "▶▶"),
-      h("button", { id: "replay-last", "aria-label": t("last"), onclick: () => go(data.frames.length - 1) }, "⏭"),
+      h("button", { id: "replay-last", "aria-label": t("last"), onclick: () => go(data.frames.length - 1) }, "▶|"),
       slider, counter, viewSel)), stage);
   show();
 }
