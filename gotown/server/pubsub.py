@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,14 +28,27 @@ class Notice:
     game_id: str
     version: int
     change: str  # "action" | "lobby" | "presence"
+    origin: str = ""  # the publishing process (its PubSub's id)
 
     def to_message(self) -> str:
-        return json.dumps({"game_id": self.game_id, "version": self.version, "change": self.change})
+        return json.dumps(
+            {
+                "game_id": self.game_id,
+                "version": self.version,
+                "change": self.change,
+                "origin": self.origin,
+            }
+        )
 
     @classmethod
     def from_message(cls, message: str | bytes) -> Notice:
         data: dict[str, Any] = json.loads(message)
-        return cls(str(data["game_id"]), int(data["version"]), str(data["change"]))
+        return cls(
+            str(data["game_id"]),
+            int(data["version"]),
+            str(data["change"]),
+            str(data.get("origin", "")),
+        )
 
 
 def _channel(game_id: str) -> str:
@@ -47,6 +61,7 @@ class PubSub:
         if scheme not in ("memory", "redis", "rediss"):
             raise ValueError(f"unsupported broadcast URL {url!r}: use memory:// or redis://")
         self.url = url
+        self.id = secrets.token_hex(8)
         self._remote = scheme != "memory"
         self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
         self._redis: Any = None

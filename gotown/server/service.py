@@ -168,6 +168,8 @@ class GameService:
 
     async def refresh(self, notice: Notice) -> None:
         """Catch up with a change made by another process."""
+        if notice.origin == self.pubsub.id:
+            return  # our own change: the live game is already current
         live = self._games.get(notice.game_id)
         if live is not None and (notice.version > live.version or notice.change == "lobby"):
             async with live.lock:
@@ -440,7 +442,7 @@ class GameService:
 
     async def _notify(self, live: LiveGame, change: str) -> None:
         try:
-            await self.pubsub.publish(Notice(live.stored.id, live.version, change))
+            await self.pubsub.publish(Notice(live.stored.id, live.version, change, self.pubsub.id))
         except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
             log.exception("cannot publish a notice for game %s", live.stored.id)
 

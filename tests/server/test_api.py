@@ -472,3 +472,35 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
     ):
         assert path in spec["paths"]
     assert "409" in spec["paths"]["/api/games/{game_id}/actions"]["post"]["responses"]
+
+
+def test_concurrent_actions_on_one_version_apply_once(client: TestClient) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    gid, tokens = new_game(client, ["human", "human"], seed=18)
+    st = state(client, gid, tokens[0])
+    active = st["view"]["active"]
+
+    def send(_: int) -> int:
+        r = _act(client, gid, tokens[active], st["version"], {"type": "end-turn"})
+        return r.status_code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = sorted(pool.map(send, range(6)))
+    assert codes == [200, 409, 409, 409, 409, 409]
+    stored = client.app.state.service.store.load_game(gid)  # type: ignore[attr-defined]
+    assert len(stored.actions) == 1
+    assert state(client, gid, tokens[0])["version"] == st["version"] + 1
+
+
+def test_tokens_are_stored_hashed(client: TestClient) -> None:
+    from sqlalchemy import text
+
+    _gid, tokens = new_game(client, ["human", "human"], seed=19)
+    engine = client.app.state.service.store.engine  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        rows = [tuple(map(str, row)) for table in ("games", "seats", "actions")
+                for row in conn.execute(text(f"SELECT * FROM {table}"))]  # fmt: skip
+    dump = " ".join(" ".join(row) for row in rows)
+    for token in tokens.values():
+        assert token not in dump

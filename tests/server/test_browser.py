@@ -7,11 +7,14 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -118,6 +121,12 @@ def _play_one(page: Page) -> None:
     _wait_newer(page, before)
 
 
+def _public_state(server_url: str, game_id: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{server_url}/api/games/{game_id}/state") as response:
+        data: dict[str, Any] = json.load(response)
+        return data
+
+
 def _no_sideways_scroll(page: Page) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page is {overflow}px wider than the screen"
@@ -159,17 +168,23 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     assert anna.locator(".seatbox").count() == 3
 
     # Keyboard: a playable card can be selected with the keyboard on one's turn.
-    pages = {"anna": anna, "bob": bob}
+    game_id = anna.url.rsplit("/", 1)[1]
+    pages = {0: anna, 1: bob}  # seat 2 is the bot
     reloaded = False
     moves = 0
-    for _ in range(600):
-        if anna.locator("#winner").count() or bob.locator("#winner").count():
+    for _ in range(2000):
+        public = _public_state(server_url, game_id)
+        if public["status"] == "over":
             break
-        mover = next((p for p in pages.values() if p.locator("#status.mine").count()), None)
-        if mover is None:  # the bot's turn: wait for it to move
-            v = max(_version(anna), _version(bob))
-            _wait_newer(anna, v)
+        active, version = public["view"]["active"], public["version"]
+        if active not in pages:  # the bot's turn: it moves on the server
+            time.sleep(0.02)
             continue
+        mover = pages[active]
+        mover.wait_for_function(
+            f"Number(document.body.dataset.version || -1) >= {version} "
+            "&& document.querySelector('#status.mine') !== null"
+        )
         if moves == 0:
             card = mover.locator('#hand .card[aria-disabled="false"]').first
             card.focus()
@@ -196,9 +211,17 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     assert anna.locator("#rematch").count() == 1
     log = anna.text_content("#log") or ""
     assert "Turn 1" in log
+    anna.click("#discard summary")
+    assert anna.locator("#discard .mini").count() >= 1
+
+    # Bob reads the table in French: the log speaks French.
+    bob.select_option("#lang", "fr")
+    bob.wait_for_function("document.documentElement.lang === 'fr'")
+    bob.wait_for_function("document.querySelector('#log').textContent.includes('Tour 1')")
 
     # The replay steps through every action.
-    anna.click("#replay-link")
+    replay_url = anna.url.replace("/g/", "/r/")
+    anna.goto(replay_url)
     anna.wait_for_selector("#replay-slider")
     first = anna.text_content("#replay-step")
     anna.click("#replay-next")
@@ -206,9 +229,40 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     anna.click("#replay-last")
     anna.wait_for_selector("#replay-stage #winner")
     _shot(anna, "09-replay")
+
+    # Rematch: Anna starts it, Bob joins it from his finished table; both land at a new table.
+    game_url = replay_url.replace("/r/", "/g/")
+    anna.goto(game_url)
+    anna.click("#rematch")
+    anna.wait_for_url(lambda url: url != game_url)
+    anna.wait_for_selector("#status, #invite-url")
+    bob.wait_for_function("document.querySelector('#rematch') !== null")
+    bob.click("#rematch")
+    bob.wait_for_url(lambda url: url != game_url)
+    bob.wait_for_selector("#status")
+    anna.wait_for_selector("#status")
+    assert anna.url == bob.url
+    _shot(bob, "10-rematch-phone-fr")
     assert not errors, errors
     laptop.close()
     phone.close()
+
+
+def test_hint_on_the_player_s_turn(browser: Browser, server_url: str) -> None:
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.fill("#name", "Cleo")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.click("#create-btn")
+    page.wait_for_selector("#status.mine")
+    page.click("#hint")
+    page.wait_for_selector("#hint-text")
+    assert page.locator("#actions button.suggested").count() == 1
+    assert page.locator('.bar[role="meter"]').count() == 1
+    _shot(page, "12-hint")
+    context.close()
 
 
 def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> None:
@@ -220,7 +274,7 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
         page.select_option("#lang", lang)
         page.wait_for_function(f"document.documentElement.lang === '{lang}'")
         assert page.text_content("#create-title") == title
-    _shot(page, "10-home-phone-de")
+    _shot(page, "13-home-phone-de")
     page.goto(server_url + "/rules/nl")
     assert "GoTown" in (page.text_content("h1") or "")
     _no_sideways_scroll(page)
@@ -228,9 +282,6 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
 
 
 def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
-    import json
-    import urllib.request
-
     body = json.dumps(
         {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}}
     ).encode()

@@ -539,7 +539,7 @@ const table = {
       actions.append(h("button", { class: "act" + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
     }
     const endTurn = legal.find((a) => a.type === "end-turn");
-    if (endTurn) actions.append(h("button", { class: "act primary", id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
+    if (endTurn) actions.append(h("button", { class: "act primary" + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
     panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : t("no_action_for_selection")) : t("select_cards")), actions);
     // hint and chances
     const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => this.hint() }, t("hint")));
