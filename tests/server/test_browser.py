@@ -171,6 +171,7 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     game_id = anna.url.rsplit("/", 1)[1]
     pages = {0: anna, 1: bob}  # seat 2 is the bot
     reloaded = False
+    keyboard_checked = False
     moves = 0
     for _ in range(2000):
         public = _public_state(server_url, game_id)
@@ -185,8 +186,10 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
             f"Number(document.body.dataset.version || -1) >= {version} "
             "&& document.querySelector('#status.mine') !== null"
         )
-        if moves == 0:
-            card = mover.locator('#hand .card[aria-disabled="false"]').first
+        playable = mover.locator('#hand .card[aria-disabled="false"]')
+        if not keyboard_checked and playable.count():
+            keyboard_checked = True
+            card = playable.first
             card.focus()
             mover.keyboard.press("Enter")
             assert mover.locator('#hand .card[aria-pressed="true"]').count() == 1
@@ -202,7 +205,7 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
             assert "Bob" in (bob.text_content("#towers") or "")
             reloaded = True
             _shot(bob, "06-phone-after-reload")
-    assert reloaded
+    assert reloaded and keyboard_checked
     anna.wait_for_selector("#winner")
     bob.wait_for_selector("#winner")
     _shot(anna, "07-end-laptop")

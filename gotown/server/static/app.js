@@ -452,7 +452,8 @@ const table = {
           h("p", {}, h("strong", {}, t("invitation_link"))),
           h("p", {}, h("code", { id: "invite-url" }, lobby.invite_url)),
           h("button", { id: "copy-invite", onclick: () => navigator.clipboard && navigator.clipboard.writeText(lobby.invite_url).then(() => toast(t("copied"), true)) }, t("copy")),
-          h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)))),
+          h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
+          /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
       h("h2", {}, t("seats")), seats));
   },
   async handToBot(seat) {
