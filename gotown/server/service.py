@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import importlib
 import logging
+import random
 import secrets
 import time
 from collections.abc import Callable
@@ -485,12 +486,20 @@ class GameService:
             version = game.version
             view = game.view(seat)
             legal = game.legal_actions()
+            # A failing bot must not stall the table: it falls back to a seeded random move.
+            fallback = legal[random.Random(live.stored.seed * 1009 + version).randrange(len(legal))]
             try:
                 bot = self._bot_for(live, seat)
                 action = await loop.run_in_executor(self._executor, bot.choose, view, legal)
+                if action not in legal:
+                    log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
+                              live.stored.id)  # fmt: skip
+                    action = fallback
+            except asyncio.CancelledError:
+                raise
             except Exception:
                 log.exception("the bot of seat %s failed in game %s", seat, live.stored.id)
-                return
+                action = fallback
             async with live.lock:
                 if live.game is None or live.game.version != version:
                     continue  # somebody else moved meanwhile: think again

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from gotown.engine import Action, Game, Options
@@ -504,3 +505,18 @@ def test_tokens_are_stored_hashed(client: TestClient) -> None:
     dump = " ".join(" ".join(row) for row in rows)
     for token in tokens.values():
         assert token not in dump
+
+
+def test_a_failing_bot_does_not_stall_the_table(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class BrokenBot:
+        def choose(self, view: Any, legal: Any) -> Any:
+            raise RuntimeError("bot bug")
+
+    from gotown.server.service import GameService
+
+    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: BrokenBot())
+    gid, tokens = new_game(client, ["human", "bot"], seed=22, options={"first_player": 1})
+    st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
+    assert any(e["type"] == "action" and e["seat"] == 1 for e in st["view"]["events"])

@@ -466,7 +466,7 @@ const table = {
     const status = h("div", { class: "status" + (v.active === me && !v.over ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
     if (v.over) status.textContent = v.winner === null ? t("over_nowinner") : (v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) }));
     else status.textContent = v.active === me ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
-    const left = h("section", { "aria-label": t("table") });
+    const left = h("section", { class: "left", "aria-label": t("table") });
     const right = h("aside", { "aria-label": t("log") });
     left.append(status);
     if (v.over) left.append(this.endPanel(st));
