@@ -29,4 +29,5 @@ def run(
         port=port,
         reload=reload,
         log_level="info",
+        ws_max_size=65_536,  # a client only ever sends small messages
     )

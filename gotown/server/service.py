@@ -362,7 +362,12 @@ class GameService:
             )
         view = game.public_view() if seat is None else game.view(seat)
         legal: list[dict[str, Any]] = []
-        if seat is not None and not game.is_over and game.active == seat:
+        if (
+            seat is not None
+            and not game.is_over
+            and game.active == seat
+            and live.stored.seats[seat].kind == "human"
+        ):
             legal = [a.to_json() for a in game.legal_actions()]
         return schemas.StateOut(
             game_id=live.stored.id,

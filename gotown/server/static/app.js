@@ -436,7 +436,11 @@ const table = {
     app.replaceChildren();
     if (st.status === "lobby") this.drawLobby(app, st);
     else this.drawGame(app, st);
-    if (focusId) { const el = document.getElementById(focusId); if (el) el.focus(); }
+    if (focusId) {
+      const el = document.getElementById(focusId)
+        || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[tabindex="0"]') || document.getElementById("end-turn")));
+      if (el) el.focus();
+    }
   },
   drawLobby(app, st) {
     const lobby = st.lobby;
@@ -536,9 +540,9 @@ const table = {
     const order = { build: 0, steal: 1 };
     matching.sort((a, b) => (order[a.type] ?? 2) - (order[b.type] ?? 2));
     const hintKeys = new Set((this.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
-    for (const a of matching) {
-      actions.append(h("button", { class: "act" + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
-    }
+    matching.forEach((a, k) => {
+      actions.append(h("button", { class: "act" + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
+    });
     const endTurn = legal.find((a) => a.type === "end-turn");
     if (endTurn) actions.append(h("button", { class: "act primary" + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
     panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : t("no_action_for_selection")) : t("select_cards")), actions);
