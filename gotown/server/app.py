@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -31,7 +32,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.database_url)
-        store.create_schema()
+        await asyncio.to_thread(store.migrate)
         pubsub = PubSub(settings.broadcast_url)
         await pubsub.connect()
         service = GameService(settings, store, pubsub)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -17,6 +18,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    MetaData,
     String,
     UniqueConstraint,
     create_engine,
@@ -28,13 +30,23 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
 class Base(DeclarativeBase):
-    pass
+    metadata = MetaData(naming_convention=NAMING)
 
 
 class GameRow(Base):
@@ -122,8 +134,20 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    def create_schema(self) -> None:
-        Base.metadata.create_all(self.engine)
+    def migrate(self) -> None:
+        """Bring the schema to the newest migration (Alembic, ``migrations/``)."""
+        from alembic import command
+        from alembic.config import Config
+        from sqlalchemy import inspect
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            tables = set(inspect(connection).get_table_names())
+            if "games" in tables and "alembic_version" not in tables:
+                command.stamp(config, "0001")  # made by create_all before migrations existed
+            command.upgrade(config, "head")
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -55,9 +55,13 @@ def _reset_postgres(url: str) -> None:
     from gotown.server.storage import Base, Store
 
     _create_database_if_missing(url)
+    from sqlalchemy import text
+
     store = Store(url)
     try:
         Base.metadata.drop_all(store.engine)
+        with store.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
     finally:
         store.dispose()
 
