@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 from typing import Annotated, Any
 
@@ -152,9 +153,11 @@ async def rematch(
 async def qr(game_id: str, request: Request, service: Service) -> Response:
     """The invitation link as a QR code (SVG)."""
     lobby = await service.lobby_of(game_id, base_url(request))
-    svg = segno.make(lobby.invite_url, error="m").svg_inline(
-        scale=6, border=2, dark="#000", light="#fff"
+    buffer = io.BytesIO()
+    segno.make(lobby.invite_url, error="m").save(
+        buffer, kind="svg", scale=6, border=2, dark="#000", light="#fff", xmldecl=False
     )
+    svg = buffer.getvalue()
     return Response(svg, media_type="image/svg+xml")
 
 

@@ -151,7 +151,10 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     _shot(anna, "01-home-laptop")
     anna.click("#create-btn")
     anna.wait_for_selector("#invite-url")
-    assert anna.locator("#qr").get_attribute("src", timeout=5000)
+    anna.wait_for_function(
+        "(() => { const q = document.querySelector('#qr'); "
+        "return q && q.complete && q.naturalWidth > 0; })()"
+    )
     invite = anna.text_content("#invite-url") or ""
     assert "/j/" in invite
     _shot(anna, "02-lobby-laptop")
