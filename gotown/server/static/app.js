@@ -263,13 +263,17 @@ function seatLabel(lobby, seat) {
     : (s.name ? s.name : t("free_seat"));
   return [h("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? t("online") : t("offline") }), t("seat_n", { n: seat + 1 }) + ": " + who];
 }
+function buildLabels(cards) {
+  const label = (c, other) => (c === "?" && other !== "?" ? cardLabel("?") + " (" + (9 - Number(other)) + ")" : cardLabel(c));
+  return { a: label(cards[0], cards[1]), b: label(cards[1], cards[0]) };
+}
 function actionText(a, state, actor) {
   const viewer = state.seat;
   const you = actor !== null && actor === viewer;
   const P = (s) => seatName(state.lobby, s, viewer);
   const target = a.target ?? null;
   const p = { actor: P(actor), target: P(target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
-  if (a.type === "build") { p.a = cardLabel(a.cards[0]); p.b = cardLabel(a.cards[1]); }
+  if (a.type === "build") Object.assign(p, buildLabels(a.cards));
   if (a.type === "dog" && (target === null || target === actor)) return t(you ? "log_dog_own_you" : "log_dog_own", p);
   if (!you && target !== null && target === viewer) return t("log_" + a.type + "_tyou", p);
   return t("log_" + a.type + (you ? "_you" : ""), p);
@@ -277,7 +281,7 @@ function actionText(a, state, actor) {
 function buttonText(a, state) {
   const P = (s) => seatName(state.lobby, s, state.seat);
   const p = { target: P(a.target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
-  if (a.type === "build") { p.a = cardLabel(a.cards[0]); p.b = cardLabel(a.cards[1]); }
+  if (a.type === "build") Object.assign(p, buildLabels(a.cards));
   if (a.type === "dog" && a.target !== undefined && a.target !== null && a.target !== state.seat) return t("btn_dog_other", p);
   return t("btn_" + a.type, p);
 }
