@@ -304,3 +304,25 @@ def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
     page.wait_for_selector("#winner")
     _shot(page, "11-spectator-end")
     context.close()
+
+
+def test_an_invitation_opens_in_the_game_s_language(browser: Browser, server_url: str) -> None:
+    body = json.dumps(
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "name": "Ola", "language": "pl"}
+    ).encode()
+    request = urllib.request.Request(
+        server_url + "/api/games", data=body, headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request) as response:
+        created = json.load(response)
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    page = context.new_page()
+    page.goto(created["invite_url"])
+    page.wait_for_selector("#join-btn")
+    assert page.text_content("#join-form h1") == "Dołącz do gry"
+    page.fill("#join-name", "Jan")
+    page.click("#join-btn")
+    page.wait_for_selector("#status")
+    assert page.text_content("#hand-panel h2") == "Twoja ręka"
+    _shot(page, "14-join-in-polish")
+    context.close()

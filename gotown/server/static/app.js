@@ -82,16 +82,21 @@ async function loadLang(code) {
   if (!Object.keys(FALLBACK).length) FALLBACK = code === "en" ? I18N : await (await fetch("/static/i18n/en.json")).json();
   lang = code;
   document.documentElement.lang = code;
-  try { localStorage.setItem("gotown.lang", code); } catch (e) { /* ignore */ }
   $("#lang").value = code;
   $("#rules-link").textContent = t("rules");
   $("#rules-link").href = "/rules/" + code;
   $("#lang-label").textContent = t("language");
 }
+function chosenLang() {
+  try { const saved = localStorage.getItem("gotown.lang"); return LANGS.includes(saved) ? saved : null; } catch (e) { return null; }
+}
+function chooseLang(code) {
+  try { localStorage.setItem("gotown.lang", code); } catch (e) { /* ignore */ }
+  return loadLang(code);
+}
 function initialLang() {
-  let saved = null;
-  try { saved = localStorage.getItem("gotown.lang"); } catch (e) { /* ignore */ }
-  if (saved && LANGS.includes(saved)) return saved;
+  const saved = chosenLang();
+  if (saved) return saved;
   const nav = (navigator.language || "en").slice(0, 2).toLowerCase();
   return LANGS.includes(nav) ? nav : "en";
 }
@@ -170,7 +175,7 @@ function renderHome(app) {
   try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
   const gameLang = h("select", { id: "game-lang" }, ...LANGS.map((l) => h("option", { value: l }, l.toUpperCase())));
   gameLang.value = lang;
-  gameLang.addEventListener("change", () => loadLang(gameLang.value).then(render));
+  gameLang.addEventListener("change", () => chooseLang(gameLang.value).then(render));
   const short = h("input", { type: "checkbox", id: "opt-short" });
   const optionsBox = h("fieldset", { class: "panel" }, h("legend", {}, t("options")),
     h("div", { class: "option" }, short, h("label", { for: "opt-short" }, h("strong", {}, t("opt_win_floors"))), h("p", {}, t("opt_win_floors_help"))));
@@ -242,7 +247,7 @@ async function renderJoin(app, code) {
       render();
     } catch (err) { toast(errorText(err)); }
   });
-  if (lobby.language && !localStorage.getItem("gotown.lang")) await loadLang(lobby.language);
+  if (lobby.language && !chosenLang() && lobby.language !== lang) { await loadLang(lobby.language); render(); return; }
   app.append(panel);
   name.focus();
 }
@@ -421,6 +426,10 @@ const table = {
     showOffline(false);
     document.body.dataset.version = String(state.version);
     if (versionChanged) { this.selected = []; this.hints = null; }
+    if (!chosenLang() && state.lobby.language && state.lobby.language !== lang) {
+      loadLang(state.lobby.language).then(() => this.draw());
+      return;
+    }
     this.draw();
   },
   async act(action) {
@@ -656,7 +665,7 @@ async function renderReplay(app, gameId) {
 /* ---------- start ---------- */
 window.addEventListener("popstate", render);
 document.addEventListener("DOMContentLoaded", async () => {
-  $("#lang").addEventListener("change", async (ev) => { await loadLang(ev.target.value); if (table.state && (route.name === "table" || route.name === "watch")) table.draw(); else render(); });
+  $("#lang").addEventListener("change", async (ev) => { await chooseLang(ev.target.value); if (table.state && (route.name === "table" || route.name === "watch")) table.draw(); else render(); });
   await loadLang(initialLang());
   try { const meta = await api("GET", "/api/meta"); LEVELS = meta.bot_levels; } catch (e) { /* keep defaults */ }
   render();
