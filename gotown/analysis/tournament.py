@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -35,6 +36,7 @@ class GameResult:
     actions: int
     think: tuple[float, ...]  # seconds of thinking, per entry
     decisions: tuple[int, ...]  # choose() calls, per entry
+    times: tuple[tuple[float, ...], ...] = ()  # every decision's think time, per entry
 
 
 @dataclass
@@ -52,6 +54,8 @@ class EntryStats:
     decisions: int = 0
     think_seconds: float = 0.0
     mean_think_ms: float = 0.0
+    median_think_ms: float = 0.0
+    max_think_ms: float = 0.0
 
 
 @dataclass
@@ -70,7 +74,9 @@ class TournamentResult:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["results"] = [asdict(r) for r in self.results]
+        data["results"] = [
+        {k: v for k, v in asdict(r).items() if k != "times"} for r in self.results
+    ]
         return data
 
 
@@ -122,6 +128,7 @@ def play_game(
     bots = [make_bot(levels[seats[s]], game_seed * 8 + s) for s in range(players)]
     think = [0.0] * len(levels)
     decisions = [0] * len(levels)
+    times: list[list[float]] = [[] for _ in levels]
     clock = time.perf_counter
     while not game.is_over:
         seat = game.active
@@ -129,7 +136,9 @@ def play_game(
         legal = game.legal_actions()
         start = clock()
         action = bots[seat].choose(view, legal)
-        think[seats[seat]] += clock() - start
+        spent = clock() - start
+        think[seats[seat]] += spent
+        times[seats[seat]].append(spent)
         decisions[seats[seat]] += 1
         game.apply(action)
     winner = None if game.winner is None else seats[game.winner]
@@ -141,6 +150,7 @@ def play_game(
         actions=game.version,
         think=tuple(think),
         decisions=tuple(decisions),
+        times=tuple(tuple(t) for t in times),
     )
 
 
@@ -226,6 +236,10 @@ def summarise(
             stats.decisions += result.decisions[e]
             stats.think_seconds += result.think[e]
     for e, stats in enumerate(entries):
+        spent = sorted(t for r in results if r.times for t in r.times[e])
+        if spent:
+            stats.median_think_ms = 1000.0 * statistics.median(spent)
+            stats.max_think_ms = 1000.0 * spent[-1]
         stats.win_rate = stats.wins / stats.games if stats.games else 0.0
         stats.ci_low, stats.ci_high = wilson(stats.wins, stats.games)
         stats.rating_mu = ratings[e].mu
@@ -254,15 +268,16 @@ def format_table(result: TournamentResult) -> str:
     """The results as a Markdown table and a summary line."""
     lines = [
         "| bot | games | wins | win rate | 95% CI | rating (mu ± sigma) | ordinal "
-        "| mean think / decision |",
-        "|---|---|---|---|---|---|---|---|",
+        "| mean think / decision | median | max |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in result.entries:
         lines.append(
             f"| {s.name} | {s.games} | {s.wins} | {100 * s.win_rate:.1f}% "
-            f"| {100 * s.ci_low:.1f}–{100 * s.ci_high:.1f}% "
+            f"| {100 * s.ci_low:.1f} to {100 * s.ci_high:.1f}% "
             f"| {s.rating_mu:.2f} ± {s.rating_sigma:.2f} | {s.rating_ordinal:.2f} "
-            f"| {s.mean_think_ms:.2f} ms |"
+            f"| {s.mean_think_ms:.2f} ms | {s.median_think_ms:.2f} ms "
+            f"| {s.max_think_ms:.0f} ms |"
         )
     lines.append("")
     lines.append(

@@ -32,8 +32,8 @@ from .rules import RuleBot
 #: The levels a player can pick by name, weakest first.
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 
-HARD_ITERATIONS = 200
-EXPERT_ITERATIONS = 1000
+HARD_ITERATIONS = 1000
+EXPERT_ITERATIONS = 4000
 #: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
 HINT_ITERATIONS = EXPERT_ITERATIONS
 HINT_SECONDS = 0.8
@@ -48,9 +48,9 @@ def make_bot(level: str, seed: int) -> Bot:
     if level == "medium":
         return RuleBot("medium", seed, careful=True)
     if level == "hard":
-        return SearchBot("hard", seed, iterations=HARD_ITERATIONS)
+        return SearchBot("hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
     if level == "expert":
-        return SearchBot("expert", seed, iterations=EXPERT_ITERATIONS)
+        return SearchBot("expert", seed, iterations=EXPERT_ITERATIONS, rollout_turns=None)
     raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
 
 
@@ -65,7 +65,9 @@ def hint(
     """
     if not legal_actions:
         return []
-    bot = SearchBot("hint", seed, iterations=HINT_ITERATIONS, seconds=HINT_SECONDS)
+    bot = SearchBot(
+        "hint", seed, iterations=HINT_ITERATIONS, seconds=HINT_SECONDS, rollout_turns=None
+    )
     return bot.evaluate(view, legal_actions)[:top]
 
 

@@ -34,7 +34,6 @@ from gotown.engine import Action, Game, View
 from .rules import WIN, Table, TableLike, policy_action, score_medium
 from .sampling import Sampler
 
-
 MAX_ROLLOUT_TURNS = 100
 
 
@@ -68,7 +67,9 @@ def estimate(game: Game) -> list[float]:
     return [s / total for s in scores]
 
 
-def winning_action(table: TableLike, me: int, legal: Sequence[Action], floors: int) -> Action | None:
+def winning_action(
+    table: TableLike, me: int, legal: Sequence[Action], floors: int
+) -> Action | None:
     """A build or steal that wins the game at once (R20), if there is one."""
     if len(table.towers[me]) + 1 < floors:
         return None

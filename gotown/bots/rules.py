@@ -169,6 +169,7 @@ class RuleBot:
         self.name = name
         self._rng = random.Random(seed)
         self._score = score_medium if careful else score_easy
+        self._careful = careful
         self._noise = noise
 
     def choose(self, view: View, legal_actions: Sequence[Action]) -> Action:
@@ -181,15 +182,63 @@ class RuleBot:
             return legal_actions[rng.randrange(len(legal_actions))]
         table = Table(view)
         win = view.options.win_floors
+        exposure = _Exposure(view) if self._careful else None
+        builds = sum(a.type == "build" for a in legal_actions)
         best: list[Action] = []
         best_score = -1e9
         for action in legal_actions:
             value = self._score(table, view.seat, action, win)
+            if exposure is not None and action.type == "build" and value < WIN:
+                value = exposure.adjust(table, view.seat, action, value, builds)
             if value > best_score:
                 best, best_score = [action], value
             elif value == best_score:
                 best.append(action)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+class _Exposure:
+    """How likely the opponents are to hold a card that steals a given floor (R11).
+
+    A new top floor without a dog is stolen back more often than not when the opponents may
+    hold one of its two values; a careful player then keeps the pair in hand (unless it can
+    guard the floor, builds another floor on top of it, or the hand is full).
+    """
+
+    def __init__(self, view: View) -> None:
+        from .sampling import unseen_counts
+
+        self._unseen = unseen_counts(view)
+        self._total = sum(self._unseen)
+        me = view.seat
+        self._hands = [
+            min(size + (1 if size < 8 else 0), self._total)
+            for s, size in enumerate(view.hand_sizes)
+            if s != me
+        ]
+
+    def chance(self, number: int) -> float:
+        """The chance that some opponent holds a number that steals a floor of
+        ``number`` and ``9 - number``."""
+        risky = self._unseen[number] + self._unseen[9 - number]
+        safe_all = 1.0
+        total = self._total
+        for hand in self._hands:
+            safe = 1.0
+            for i in range(hand):
+                if total - i <= 0:
+                    break
+                safe *= max(0.0, (total - risky - i) / (total - i))
+            safe_all *= safe
+        return 1.0 - safe_all
+
+    def adjust(self, table: TableLike, me: int, action: Action, value: float, builds: int) -> float:
+        a, b = (KIND_OF[c] for c in action.cards)
+        number = b if a == JOKER else a
+        risk = self.chance(number)
+        if table.hands[me][9] or builds >= 2 or table.hand_sizes[me] >= 7:
+            return value + 10.0 * risk  # the riskiest floors first: the last one is on top
+        return HOLD if risk > 0.5 else value
 
 
 def policy_action(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from gotown.engine import COPIES, CODES, Game, View
+from gotown.engine import CODES, COPIES, Game, View
 from gotown.engine.cards import KIND_OF, KINDS
 
 

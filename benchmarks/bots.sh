@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Reproduces the strength table of benchmarks/bots.md (two cores; see the times there).
+# Usage: benchmarks/bots.sh [GAMES] [EXPERT_GAMES]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GOTOWN=${GOTOWN:-.venv/bin/gotown}
+GAMES=${1:-1000}
+EXPERT_GAMES=${2:-200}
+out=benchmarks/bots-results
+mkdir -p "$out"
+run() {
+  local name=$1; shift
+  echo "== gotown tournament $* ($(date -u +%H:%M:%S) UTC)"
+  /usr/bin/time -f "%e s wall" "$GOTOWN" tournament "$@" --no-progress \
+    --json "$out/$name.json" --plot "$out/$name.png"
+}
+run easy-random   easy random   --games "$GAMES"
+run medium-easy   medium easy   --games "$GAMES"
+run hard-medium   hard medium   --games "$GAMES"
+run hard-3medium  hard medium --players 4 --games "$GAMES"
+run expert-hard   expert hard   --games "$EXPERT_GAMES"
+echo "== done ($(date -u +%H:%M:%S) UTC)"
