@@ -75,8 +75,8 @@ class TournamentResult:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["results"] = [
-        {k: v for k, v in asdict(r).items() if k != "times"} for r in self.results
-    ]
+            {k: v for k, v in asdict(r).items() if k != "times"} for r in self.results
+        ]
         return data
 
 

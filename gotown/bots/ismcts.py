@@ -119,9 +119,7 @@ class SearchBot:
         if quick is not None:
             return [(quick, 1.0)] + [(a, 0.0) for a in legal_actions if a != quick]
         root = self.search(view, legal_actions)
-        ranked = sorted(
-            root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward)
-        )
+        ranked = sorted(root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward))
         out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
         seen = {a for a, _ in out}
         return out + [(a, 0.0) for a in legal_actions if a not in seen]

@@ -96,9 +96,7 @@ class Sampler:
         hidden = sum(view.hand_sizes[s] - len(self._fixed[s]) for s in range(view.players)
                      if s != view.seat) + view.draw_size  # fmt: skip
         if hidden != len(self._pool):
-            raise ValueError(
-                f"the view hides {hidden} cards but {len(self._pool)} are unseen"
-            )
+            raise ValueError(f"the view hides {hidden} cards but {len(self._pool)} are unseen")
 
     def sample(self, rng: random.Random) -> Game:
         """A full game that agrees with the view; its future randomness is seeded by ``rng``."""
