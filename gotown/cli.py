@@ -115,6 +115,8 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
               help="Write the results (and every game's summary) to this JSON file.")  # fmt: skip
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a bar chart of win rates and think times (PNG, SVG, PDF).")  # fmt: skip
+@click.option("--max-seconds", type=click.FloatRange(1), default=None,
+              help="Start no game after this many seconds (reports the games played).")  # fmt: skip
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def tournament(
     bots: tuple[str, ...],
@@ -125,6 +127,7 @@ def tournament(
     turn_limit: int,
     json_path: str | None,
     plot_path: str | None,
+    max_seconds: float | None,
     no_progress: bool,
 ) -> None:
     """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
@@ -156,7 +159,7 @@ def tournament(
         task = bar.add_task(" vs ".join(lineup), total=games)
         result = run_tournament(
             lineup, games, seed=seed, workers=workers, turn_limit=turn_limit,
-            progress=lambda _: bar.advance(task),
+            progress=lambda _: bar.advance(task), max_seconds=max_seconds,
         )  # fmt: skip
     click.echo(format_table(result))
     if json_path:

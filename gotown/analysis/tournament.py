@@ -165,8 +165,13 @@ def run_tournament(
     workers: int | None = None,
     turn_limit: int = DEFAULT_TURN_LIMIT,
     progress: Callable[[GameResult], None] | None = None,
+    max_seconds: float | None = None,
 ) -> TournamentResult:
-    """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4)."""
+    """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4).
+
+    With ``max_seconds``, no game starts after that time: the result then holds fewer games
+    (its ``games`` says how many; it is rounded down to whole cycles of seat orders).
+    """
     levels = tuple(levels)
     if not 2 <= len(levels) <= 4:
         raise ValueError("a game of GoTown has 2 to 4 players (R1)")
@@ -177,9 +182,16 @@ def run_tournament(
     tasks = [(levels, orders[i % len(orders)], i, seed, turn_limit) for i in range(games)]
     workers = workers or os.cpu_count() or 1
     started = time.perf_counter()
+    deadline = None if max_seconds is None else started + max_seconds
+
+    def in_time() -> bool:
+        return deadline is None or time.perf_counter() < deadline
+
     results: list[GameResult] = []
     if workers == 1:
         for task in tasks:
+            if not in_time():
+                break
             result = _play_task(task)
             results.append(result)
             if progress:
@@ -197,11 +209,14 @@ def run_tournament(
                     results.append(result)
                     if progress:
                         progress(result)
-                    nxt = next(queue, None)
+                    nxt = next(queue, None) if in_time() else None
                     if nxt is not None:
                         pending.add(pool.submit(_play_task, nxt))
     elapsed = time.perf_counter() - started
     results.sort(key=lambda r: r.index)
+    if len(results) < games:  # stopped by the clock: keep whole cycles of seat orders
+        whole = len(results) - len(results) % len(orders)
+        results = [r for r in results if r.index < whole]
     return summarise(levels, results, elapsed, workers, seed, turn_limit)
 
 

@@ -81,3 +81,9 @@ def test_four_seats_with_a_search_bot(tmp_path: Path) -> None:
 def test_unknown_bot_is_refused() -> None:
     result = CliRunner().invoke(main, ["tournament", "grandmaster", "easy", "--games", "1"])
     assert result.exit_code == 2 and "random, easy, medium, hard, expert" in result.output
+
+
+def test_a_time_limit_stops_at_whole_cycles_of_seat_orders() -> None:
+    result = run_tournament(["random", "easy"], games=100_000, workers=1, max_seconds=0.3)
+    assert 0 < result.games < 100_000 and result.games % 2 == 0
+    assert [r.index for r in result.results] == list(range(result.games))
