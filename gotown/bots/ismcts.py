@@ -207,4 +207,6 @@ def _prior_choice(
 def _seat(view: View) -> int:
     if view.seat is None:
         raise ValueError("a bot plays a seat: it needs a seat's view, not the public one")
+    if view.seat != view.active or view.over:
+        raise ValueError(f"it is not seat {view.seat}'s turn to act")
     return view.seat

@@ -209,3 +209,10 @@ def test_the_public_interface_is_exported() -> None:
     for name in ("LEVELS", "make_bot", "hint", "Bot"):
         assert hasattr(bots, name)
     assert isinstance(Game.new(players=2, seed=1).view(0), View)
+
+
+def test_search_refuses_a_view_whose_seat_is_not_to_act() -> None:
+    game = Game.new(players=3, seed=2)
+    other = (game.active + 1) % 3
+    with pytest.raises(ValueError, match="turn"):
+        hint(game.view(other), game.legal_actions(), seed=1)
