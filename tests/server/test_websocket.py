@@ -9,7 +9,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL, auth, new_game, state
+from .conftest import REDIS_URL, auth, new_game, state, wait_until
 
 
 def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[str, Any]:
@@ -96,7 +96,13 @@ def test_presence_is_shown_to_the_others(client: TestClient) -> None:
         ws.send_json({"token": tokens[1]})
         _next_state(ws)
         assert [s["connected"] for s in state(client, gid)["lobby"]["seats"]] == [False, True]
-    assert [s["connected"] for s in state(client, gid)["lobby"]["seats"]] == [False, False]
+    # The server notices the closed socket on its own loop: poll (bounded) until it has.
+    wait_until(
+        client,
+        gid,
+        None,
+        lambda st: [s["connected"] for s in st["lobby"]["seats"]] == [False, False],
+    )
 
 
 def test_bot_moves_are_pushed(client: TestClient) -> None:
