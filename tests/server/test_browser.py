@@ -278,8 +278,10 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
     expected = {"fr": "Nouvelle partie", "pl": "Nowa gra", "cs": "Nová hra", "de": "Neues Spiel"}
     for lang, title in expected.items():
         page.select_option("#lang", lang)
-        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-        assert page.text_content("#create-title") == title
+        page.wait_for_function(
+            f"document.documentElement.lang === '{lang}' && "
+            f"document.querySelector('#create-title')?.textContent === '{title}'"
+        )
     _shot(page, "13-home-phone-de")
     page.goto(server_url + "/rules/nl")
     assert "GoTown" in (page.text_content("h1") or "")
