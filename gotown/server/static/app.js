@@ -509,7 +509,7 @@ const table = {
     }
     left.append(towers);
     // piles
-    const discard = h("details", { id: "discard" }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
+    const discard = h("details", { id: "discard", open: Boolean(this.discardOpen), ontoggle: (ev) => { this.discardOpen = ev.target.open; } }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
       h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")])));
     left.append(h("div", { class: "pile" },
       h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size), discard,
