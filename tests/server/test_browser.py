@@ -275,6 +275,7 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     page.goto(server_url + "/")
+    page.wait_for_selector("#create-title")
     expected = {"fr": "Nouvelle partie", "pl": "Nowa gra", "cs": "Nová hra", "de": "Neues Spiel"}
     for lang, title in expected.items():
         page.select_option("#lang", lang)

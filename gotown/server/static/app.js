@@ -75,11 +75,15 @@ const tokens = {
 };
 
 /* ---------- i18n ---------- */
+let langRequest = 0;
 async function loadLang(code) {
   if (!LANGS.includes(code)) code = "en";
+  const mine = ++langRequest;  // when two loads overlap, the latest request wins
   const res = await fetch("/static/i18n/" + code + ".json");
-  I18N = await res.json();
-  if (!Object.keys(FALLBACK).length) FALLBACK = code === "en" ? I18N : await (await fetch("/static/i18n/en.json")).json();
+  const strings = await res.json();
+  if (!Object.keys(FALLBACK).length) FALLBACK = code === "en" ? strings : await (await fetch("/static/i18n/en.json")).json();
+  if (mine !== langRequest) return;
+  I18N = strings;
   lang = code;
   document.documentElement.lang = code;
   $("#lang").value = code;
