@@ -89,6 +89,7 @@ class LiveGame:
     bot_task: asyncio.Task[None] | None = None
     bots: dict[int, Any] = field(default_factory=dict)
     connections: dict[int, int] = field(default_factory=dict)  # seat -> open sockets
+    sockets: int = 0  # every open socket, spectators included
     away_since: dict[int, float] = field(default_factory=dict)
 
     @property
@@ -539,15 +540,24 @@ class GameService:
     # --- presence, hand-over -----------------------------------------------------------------
 
     def connected(self, live: LiveGame, seat: int | None) -> None:
+        live.sockets += 1
         if seat is not None:
             live.connections[seat] = live.connections.get(seat, 0) + 1
             live.away_since.pop(seat, None)
 
     def disconnected(self, live: LiveGame, seat: int | None) -> None:
+        live.sockets = max(0, live.sockets - 1)
         if seat is not None:
             live.connections[seat] = max(0, live.connections.get(seat, 0) - 1)
             if live.connections[seat] == 0:
                 live.away_since[seat] = time.monotonic()
+        # Nobody watches a finished game: forget it (it is reloaded from the database).
+        if (
+            live.sockets == 0
+            and live.stored.status == "over"
+            and self._games.get(live.stored.id) is live
+        ):
+            del self._games[live.stored.id]
 
     async def presence_changed(self, live: LiveGame) -> None:
         await self._notify(live, "presence")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -143,3 +144,20 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
             pushed = _next_state(ws, 1)
             assert pushed["view"]["active"] == 1 - active
             assert pushed["view"] == state(one, gid, tokens[0])["view"]
+
+
+def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: TestClient) -> None:
+    from .conftest import play_to_end
+
+    gid, tokens = new_game(client, ["human", "human"], seed=37)
+    final = play_to_end(client, gid, tokens, seed=3)
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": None})
+        _next_state(ws)
+    for _ in range(1000):  # the server handles the closed socket on its own loop
+        if gid not in service._games:
+            break
+        time.sleep(0.005)
+    assert gid not in service._games
+    assert state(client, gid, tokens[0])["view"] == final["view"]
