@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import io
 import json
+import time
 from typing import Annotated, Any
 
 import segno
@@ -218,9 +220,27 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         {"type": "state", "state": state.model_dump(mode="json")}
                     )
 
+            limit = service.settings.rate_limit_per_minute
+            recent: collections.deque[float] = collections.deque()
+
             async def read() -> None:
                 while True:
                     text = await websocket.receive_text()
+                    now = time.monotonic()
+                    while recent and now - recent[0] > 60:
+                        recent.popleft()
+                    if limit > 0 and len(recent) >= limit:
+                        await websocket.send_json(
+                            {
+                                "type": "error",
+                                "error": {
+                                    "code": "too-many-requests",
+                                    "message": f"more than {limit} messages in a minute",
+                                },
+                            }
+                        )
+                        continue
+                    recent.append(now)
                     try:
                         message = json.loads(text)
                     except ValueError:

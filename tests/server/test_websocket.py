@@ -161,3 +161,25 @@ def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: T
         time.sleep(0.005)
     assert gid not in service._games
     assert state(client, gid, tokens[0])["view"] == final["view"]
+
+
+def test_a_flood_of_socket_messages_is_refused(database_url: str) -> None:
+    from .conftest import running
+
+    settings = Settings(database_url=database_url, bot_delay=0, rate_limit_per_minute=3)
+    with running(settings) as client:
+        created = client.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "A"}
+        ).json()
+        with client.websocket_connect(f"/ws/games/{created['game_id']}") as ws:
+            ws.send_json({"token": created["token"]})
+            _next_state(ws)
+            replies = []
+            for _ in range(4):
+                ws.send_json({"type": "ping"})
+                message = ws.receive_json()
+                while message["type"] == "state":
+                    message = ws.receive_json()
+                replies.append(message)
+            assert [m["type"] for m in replies[:3]] == ["pong"] * 3
+            assert replies[3]["error"]["code"] == "too-many-requests"
