@@ -610,7 +610,7 @@ const table = {
         } catch (err) { toast(errorText(err)); }
       } }, lobby.rematch_id ? t("join_rematch") : t("rematch")));
     }
-    return h("div", { class: "panel" }, box, row);
+    return h("div", { class: "panel endpanel" }, box, row);
   },
 };
 
