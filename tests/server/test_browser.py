@@ -271,6 +271,44 @@ def test_hint_on_the_player_s_turn(browser: Browser, server_url: str) -> None:
     context.close()
 
 
+def test_first_player_turn_limit_and_the_chances_bar(browser: Browser, server_url: str) -> None:
+    """The R23 options `first_player` and `turn_limit` on the home page; the chances toggle."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    page.goto(server_url + "/")
+    page.fill("#name", "Dora")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.select_option("#seat-level-1", "random")
+    # The first player list follows the number of players: random, seat 1, seat 2.
+    assert page.locator("#opt-first_player option").count() == 3
+    for key in ("first_player", "turn_limit"):
+        assert (page.text_content(f"#opt-{key}-help") or "").strip()
+        assert page.locator(f'label[for="opt-{key}"]').count() == 1
+    page.select_option("#opt-first_player", "0")
+    page.fill("#opt-turn_limit", "40")
+    page.click("#create-btn")
+    page.wait_for_selector("#status.mine")
+    game_id = page.url.rsplit("/", 1)[1]
+    options = _public_state(server_url, game_id)["lobby"]["options"]
+    assert options["first_player"] == 0 and options["turn_limit"] == 40
+    # The chances bar is off until switched on; then it shows, and stays on after a reload.
+    assert page.locator("#chances").count() == 0
+    page.check("#chances-toggle")
+    page.wait_for_selector('#chances .bar[role="meter"]')
+    page.reload()
+    page.wait_for_selector("#status.mine")
+    assert page.is_checked("#chances-toggle")
+    page.wait_for_selector('#chances .bar[role="meter"]')
+    _shot(page, "14-chances-phone")
+    page.uncheck("#chances-toggle")
+    page.wait_for_function("document.querySelector('#chances') === null")
+    assert not errors, errors
+    context.close()
+
+
 def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> None:
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()

@@ -174,7 +174,7 @@ function renderHome(app) {
   }
   const players = h("select", { id: "players" }, ...[2, 3, 4].map((n) => h("option", { value: n }, n)));
   players.value = String(count);
-  players.addEventListener("change", () => { count = Number(players.value); drawSeats(); });
+  players.addEventListener("change", () => { count = Number(players.value); drawSeats(); drawFirst(); });
   const name = h("input", { id: "name", required: true, maxlength: 24, autocomplete: "nickname" });
   try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
   const gameLang = h("select", { id: "game-lang" }, ...LANGS.map((l) => h("option", { value: l }, l.toUpperCase())));
@@ -190,6 +190,22 @@ function renderHome(app) {
     optionInputs[key] = sel;
     optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-" + key }, h("strong", {}, t("opt_" + key))), sel, h("p", {}, t("opt_" + key + "_help"))));
   }
+  // R23 first_player: "random" or one of the seats (the list follows the number of players).
+  const first = h("select", { id: "opt-first_player", "aria-describedby": "opt-first_player-help" });
+  function drawFirst() {
+    const keep = first.value;
+    first.replaceChildren(h("option", { value: "random" }, t("opt_first_player_random")),
+      ...Array.from({ length: count }, (_, i) => h("option", { value: String(i) }, t("seat_n", { n: i + 1 }))));
+    first.value = keep && (keep === "random" || Number(keep) < count) ? keep : "random";
+  }
+  drawFirst();
+  optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-first_player" }, h("strong", {}, t("opt_first_player"))), first,
+    h("p", { id: "opt-first_player-help" }, t("opt_first_player_help"))));
+  // R23 turn_limit: empty means no limit.
+  const limit = h("input", { id: "opt-turn_limit", type: "number", min: 1, max: 9999, step: 1, inputmode: "numeric",
+    placeholder: t("opt_turn_limit_none"), "aria-describedby": "opt-turn_limit-help" });
+  optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-turn_limit" }, h("strong", {}, t("opt_turn_limit"))), limit,
+    h("p", { id: "opt-turn_limit-help" }, t("opt_turn_limit_help"))));
   form.append(
     h("h1", { id: "create-title" }, t("new_game")),
     h("div", { class: "field" }, h("label", { for: "name" }, t("your_name")), name),
@@ -206,6 +222,12 @@ function renderHome(app) {
     const options = {};
     if (short.checked) options.win_floors = 4;
     for (const [key, sel] of Object.entries(optionInputs)) options[key] = JSON.parse(sel.value);
+    options.first_player = first.value === "random" ? "random" : Number(first.value);
+    if (limit.value.trim() !== "") {
+      const n = Number(limit.value);
+      if (!Number.isInteger(n) || n < 1) { toast(t("opt_turn_limit_invalid")); limit.focus(); return; }
+      options.turn_limit = n;
+    }
     try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
     try {
       const res = await api("POST", "/api/games", { seats, options, language: gameLang.value, name: name.value.trim() });
@@ -381,11 +403,13 @@ function contains(big, small) {
 const table = {
   app: null, gameId: null, token: null, spectator: false, ws: null, state: null,
   selected: [], hints: null, prevFloors: {}, retry: 0, closed: false, busy: false,
+  chances: null, chancesAsked: -1, chancesBusy: false, wasMyTurn: false, replay: false,
 
   open(app, gameId, spectator) {
     this.close();
     this.app = app; this.gameId = gameId; this.spectator = spectator; this.closed = false;
     this.selected = []; this.hints = null; this.prevFloors = {}; this.state = null;
+    this.chances = null; this.chancesAsked = -1; this.wasMyTurn = false;
     const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
     this.token = spectator ? null : tokens.get(gameId);
@@ -430,11 +454,59 @@ const table = {
     showOffline(false);
     document.body.dataset.version = String(state.version);
     if (versionChanged) { this.selected = []; this.hints = null; }
+    this.maybeAskChances();
     if (!chosenLang() && state.lobby.language && state.lobby.language !== lang) {
       loadLang(state.lobby.language).then(() => this.draw());
       return;
     }
     this.draw();
+  },
+  /* The win-probability bar (a per-device choice): asked on this seat's turn and after it. */
+  chancesOn() {
+    try { return localStorage.getItem("gotown.chances") === "1"; } catch (e) { return false; }
+  },
+  setChances(on) {
+    try { localStorage.setItem("gotown.chances", on ? "1" : "0"); } catch (e) { /* private mode */ }
+    if (on) { this.chancesAsked = -1; this.maybeAskChances(); }
+    this.draw();
+  },
+  maybeAskChances() {
+    const st = this.state;
+    if (!st || this.replay || this.spectator || st.seat === null || !st.view || st.view.over) return;
+    const mine = st.view.active === st.seat;
+    const justEnded = this.wasMyTurn && !mine;
+    this.wasMyTurn = mine;
+    if (!this.chancesOn() || this.chancesBusy) return;
+    if (!(mine || justEnded || this.chancesAsked < 0)) return;
+    if (this.chancesAsked === st.version) return;
+    this.askChances(st.version);
+  },
+  async askChances(version) {
+    this.chancesAsked = version;
+    this.chancesBusy = true;
+    try {
+      const res = await api("GET", "/api/games/" + this.gameId + "/chances", undefined, this.token);
+      this.chances = res;
+    } catch (err) { /* the bar is a nicety: it stays as it was */ }
+    finally { this.chancesBusy = false; }
+    if (this.state && this.state.version !== version && this.state.view && this.state.view.active === this.state.seat) this.askChances(this.state.version);
+    else if (this.state) this.draw();
+  },
+  chancesPanel(st) {
+    const on = this.chancesOn();
+    const box = h("input", { type: "checkbox", id: "chances-toggle", checked: on, onchange: (ev) => this.setChances(ev.target.checked) });
+    const row = h("div", { class: "panel chances" }, h("div", { class: "row" }, box, h("label", { for: "chances-toggle" }, t("chances_toggle"))));
+    if (!on) return row;
+    const c = this.chances;
+    if (c && c.basis === "none") return row;
+    if (!c || c.win_probability === null || c.win_probability === undefined) {
+      row.append(h("p", { class: "help", id: "chances-wait" }, t("chances_computing")));
+      return row;
+    }
+    const pct = Math.round(c.win_probability * 100);
+    row.append(h("div", { class: "field", id: "chances" }, h("span", { id: "chances-text" }, t("win_chance", { p: pct })),
+      h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("win_chance", { p: pct }) }, h("div", { style: "width:" + pct + "%" }))));
+    return row;
   },
   async act(action) {
     if (this.busy) return;
@@ -520,6 +592,7 @@ const table = {
       v.donut ? h("span", { class: "donut", id: "donut" }, t("donut_on_table")) : null));
     // hand and actions
     if (me !== null) left.append(this.handPanel(st));
+    if (me !== null && !v.over && !this.replay && !this.spectator) left.append(this.chancesPanel(st));
     // log
     const lines = eventLines(v.events, st);
     const log = h("ul", { class: "log", id: "log", "aria-live": "polite" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
@@ -638,7 +711,7 @@ async function renderReplay(app, gameId) {
     counter.textContent = t("step_of", { i: step, n: data.frames.length - 1 });
     slider.value = String(step);
     const fake = Object.create(table);
-    fake.state = st; fake.prevFloors = {}; fake.selected = []; fake.hints = null; fake.gameId = gameId;
+    fake.state = st; fake.prevFloors = {}; fake.selected = []; fake.hints = null; fake.gameId = gameId; fake.replay = true;
     const holder = h("div", {});
     fake.app = holder;
     fake.drawGame(holder, { ...st, view: { ...view, over: step === data.frames.length - 1 && frame.view.over } });
