@@ -20,7 +20,7 @@ from .service import GameService, ServiceError, bot_levels
 router = APIRouter(prefix="/api")
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": schemas.ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429)
+    code: {"model": schemas.ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429, 503)
 }
 
 OPTION_CHOICES: dict[str, Any] = {
@@ -113,6 +113,15 @@ async def act(
 async def hint(game_id: str, service: Service, token: Token) -> schemas.HintOut:
     """The strong bot's suggestions for this seat's turn, with estimated win probabilities."""
     return await service.hint(game_id, token)
+
+
+@router.get("/games/{game_id}/chances", response_model=schemas.ChancesOut, responses=ERRORS)
+async def chances(game_id: str, service: Service, token: Token) -> schemas.ChancesOut:
+    """This seat's estimated chance of winning: on its turn, or after its last turn.
+
+    Computed once per game version and seat (then cached), from the seat's own view only.
+    """
+    return await service.chances(game_id, token)
 
 
 @router.post("/games/{game_id}/seats/{seat}/bot", response_model=schemas.LobbyOut, responses=ERRORS)

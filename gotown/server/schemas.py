@@ -131,6 +131,18 @@ class HintOut(BaseModel):
     hints: list[HintItem]
 
 
+class ChancesOut(BaseModel):
+    """The seat's own estimated chance of winning (the win-probability bar)."""
+
+    version: int = Field(description="the game version when asked")
+    basis: Literal["turn", "after-turn", "none"] = Field(
+        description="turn: now, on the seat's turn (with its best action); after-turn: after "
+        "ending its last turn; none: the seat has not played a turn yet"
+    )
+    of_version: int | None = Field(description="the version of the position estimated")
+    win_probability: float | None
+
+
 class ReplayFrame(BaseModel):
     version: int
     seat: int | None = Field(description="who made the action that led here (null at the start)")

@@ -91,6 +91,9 @@ class LiveGame:
     connections: dict[int, int] = field(default_factory=dict)  # seat -> open sockets
     sockets: int = 0  # every open socket, spectators included
     away_since: dict[int, float] = field(default_factory=dict)
+    # (seat, version, kind) -> the search's answer for that seat's position at that version;
+    # a future, so that simultaneous requests share one computation (CPU stays bounded).
+    estimates: dict[tuple[int, int, str], asyncio.Future[Any]] = field(default_factory=dict)
 
     @property
     def version(self) -> int:
@@ -101,6 +104,20 @@ def _new_game(stored: StoredGame) -> Game:
     return Game.new(
         players=stored.players, seed=stored.seed, options=Options.from_json(stored.options)
     )
+
+
+def _last_turn_end(
+    stored: StoredGame, actions: list[dict[str, Any]], seat: int
+) -> tuple[int, Any, Action] | None:
+    """The version, the seat's view and the action of the seat's last end of turn, if any."""
+    game = _new_game(stored)
+    found: tuple[int, Any, Action] | None = None
+    for data in actions:
+        action = Action.from_json(data)
+        if game.active == seat and action.type == "end-turn":
+            found = (game.version, game.view(seat), action)
+        game.apply(action)
+    return found
 
 
 def rebuild(stored: StoredGame) -> Game | None:
@@ -121,6 +138,8 @@ class GameService:
         self._games: dict[str, LiveGame] = {}
         self._load_lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-bot")
+        # Hints and chances think in their own worker, so that they never hold up the bots.
+        self._hint_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gotown-hint")
         self._closing = False
         self._started = time.monotonic()
 
@@ -145,6 +164,7 @@ class GameService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._hint_executor.shutdown(wait=False, cancel_futures=True)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -516,6 +536,40 @@ class GameService:
                     return
             await self._notify(live, "action")
 
+    async def _estimate(
+        self, live: LiveGame, seat: int, version: int, kind: str, compute: Callable[[], T]
+    ) -> T:
+        """``compute()`` in the hint worker, at most once per (seat, version, kind): cached.
+
+        Only the newest few answers per seat are kept, and a failed computation is forgotten
+        (so that it can be asked again).
+        """
+        key = (seat, version, kind)
+        future = live.estimates.get(key)
+        if future is None:
+            loop = asyncio.get_running_loop()
+            future = asyncio.ensure_future(loop.run_in_executor(self._hint_executor, compute))
+            live.estimates[key] = future
+            mine = sorted(k for k in live.estimates if k[0] == seat)
+            for old in mine[: max(0, len(mine) - 4)]:
+                live.estimates.pop(old, None)
+        try:
+            result: T = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if live.estimates.get(key) is future:
+                del live.estimates[key]
+            log.exception("the estimate for seat %s failed in game %s", seat, live.stored.id)
+            raise ServiceError(503, "estimate-failed", "the estimate failed: try again") from exc
+        return result
+
+    def _hints_now(self, live: LiveGame, seat: int, game: Game) -> Callable[[], Any]:
+        view, legal, version = game.view(seat), game.legal_actions(), game.version
+        hint_fn = bots_module().hint
+        seed = self.settings.hint_seed + version
+        return lambda: [(a, float(p)) for a, p in hint_fn(view, legal, seed, 3)]
+
     async def hint(self, game_id: str, token: str | None) -> schemas.HintOut:
         live = await self._live(game_id)
         seat = self._require_seat(live, token)
@@ -524,17 +578,57 @@ class GameService:
             raise ServiceError(409, "no-hint", "there is nothing to hint: the game is not running")
         if game.active != seat:
             raise ServiceError(409, "not-your-turn", "hints are for your own turn")
-        view, legal, version = game.view(seat), game.legal_actions(), game.version
-        hint_fn = bots_module().hint
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(
-            self._executor, lambda: hint_fn(view, legal, self.settings.hint_seed + version, 3)
+        version = game.version
+        result = await self._estimate(
+            live, seat, version, "hint", self._hints_now(live, seat, game)
         )
         return schemas.HintOut(
             version=version,
-            hints=[
-                schemas.HintItem(action=a.to_json(), win_probability=float(p)) for a, p in result
-            ],
+            hints=[schemas.HintItem(action=a.to_json(), win_probability=p) for a, p in result],
+        )
+
+    async def chances(self, game_id: str, token: str | None) -> schemas.ChancesOut:
+        """The seat's estimated chance of winning, for its own eyes only.
+
+        On its turn: the best action's estimate now (shared with the hint). Otherwise: the
+        estimate of ending its last turn, made on the position just before it ended (the search
+        only ever looks from the seat to act, and only through that seat's view). Each is
+        computed once per game version and seat.
+        """
+        live = await self._live(game_id)
+        seat = self._require_seat(live, token)
+        game = live.game
+        if game is None or game.is_over:
+            raise ServiceError(
+                409, "not-running", "there are no chances to estimate: the game is not running"
+            )
+        if game.active == seat:
+            version = game.version
+            hints = await self._estimate(
+                live, seat, version, "hint", self._hints_now(live, seat, game)
+            )
+            p = hints[0][1] if hints else None
+            return schemas.ChancesOut(
+                version=game.version, basis="turn", of_version=version, win_probability=p
+            )
+        stored = live.stored
+        actions = list(stored.actions)
+        found = await asyncio.to_thread(_last_turn_end, stored, actions, seat)
+        if found is None:
+            return schemas.ChancesOut(
+                version=game.version, basis="none", of_version=None, win_probability=None
+            )
+        version, view, end = found
+        hint_fn = bots_module().hint
+        seed = self.settings.hint_seed + version
+
+        def after_turn() -> float | None:
+            result = hint_fn(view, (end,), seed, 1)
+            return float(result[0][1]) if result else None
+
+        p_after = await self._estimate(live, seat, version, "after-turn", after_turn)
+        return schemas.ChancesOut(
+            version=game.version, basis="after-turn", of_version=version, win_probability=p_after
         )
 
     # --- presence, hand-over -----------------------------------------------------------------
