@@ -160,7 +160,9 @@ async def rematch(
     return await service.rematch(game_id, token, base_url(request))
 
 
-@router.get("/games/{game_id}/qr.svg", responses={200: {"content": {"image/svg+xml": {}}}})
+@router.get(
+    "/games/{game_id}/qr.svg", responses={200: {"content": {"image/svg+xml": {}}}, **ERRORS}
+)
 async def qr(game_id: str, request: Request, service: Service) -> Response:
     """The invitation link as a QR code (SVG)."""
     lobby = await service.lobby_of(game_id, base_url(request))

@@ -7,9 +7,10 @@ docs/engine-api.md) and are passed through as plain objects.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
 Language = Literal["en", "fr", "es", "it", "de", "nl", "cs", "pl"]
@@ -19,6 +20,13 @@ GameStatus = Literal["lobby", "playing", "over"]
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _printable(value: str | None) -> str | None:
+    """Refuse control characters and lone surrogates (which no database can store)."""
+    if value is not None and any(unicodedata.category(c) in ("Cc", "Cs") for c in value):
+        raise ValueError("only printable characters, please")
+    return value
 
 
 # --- input -----------------------------------------------------------------------------------
@@ -38,13 +46,21 @@ class CreateGameIn(_In):
         max_length=24,
         description="the creator's name; the creator takes the first person seat",
     )
-    seed: int | None = Field(default=None, ge=0, lt=2**31, description="for tests and replays")
+    _name_is_printable = field_validator("name")(_printable)
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        lt=2**31,
+        description="for tests; refused unless the server allows it (GOTOWN_ALLOW_SEED)",
+    )
 
 
 class JoinIn(_In):
     code: str = Field(min_length=1, max_length=64, description="the invitation code")
     name: str = Field(min_length=1, max_length=24)
     seat: int | None = Field(default=None, ge=0, le=3, description="a free seat; any when null")
+
+    _printable_fields = field_validator("code", "name")(_printable)
 
 
 class ActionIn(_In):

@@ -63,7 +63,7 @@ class ServiceError(Exception):
 
 
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def bots_module() -> Any:
@@ -181,6 +181,10 @@ class GameService:
             if stored is None:
                 raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
             game = await asyncio.to_thread(rebuild, stored)
+            if game is not None and game.is_over and stored.status != "over":
+                # The last action was stored but the server stopped before marking the end.
+                await self._db(self.store.set_status, game_id, "over")
+                stored.status = "over"
             if live is None:
                 live = LiveGame(stored=stored, game=game)
                 self._games[game_id] = live
@@ -232,6 +236,13 @@ class GameService:
     async def create_game(
         self, spec: schemas.CreateGameIn, base_url: str, rematch_of: str | None = None
     ) -> schemas.CreatedOut:
+        if spec.seed is not None and not self.settings.allow_seed:
+            # The seed deals every card: a player who chose it could see all the hands (R22).
+            raise ServiceError(
+                422, "seed-not-allowed", "seed: this server does not let clients choose the seed"
+            )
+        if spec.name is not None and not spec.name.strip():
+            raise ServiceError(422, "invalid-name", "name: type a name (or leave it out)")
         levels = bot_levels()
         for i, seat in enumerate(spec.seats):
             if seat.kind == "bot" and (seat.level or "medium") not in levels:
@@ -308,7 +319,9 @@ class GameService:
 
     async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
         live = await self._live(game_id)
-        if not hmac.compare_digest(live.stored.invite_code, body.code):
+        if not hmac.compare_digest(
+            live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
+        ):
             raise ServiceError(403, "wrong-invitation", "this invitation code is not for this game")
         name = body.name.strip()
         if not name:
@@ -529,6 +542,8 @@ class GameService:
             async with live.lock:
                 if live.game is None or live.game.version != version:
                     continue  # somebody else moved meanwhile: think again
+                if live.stored.seats[seat].kind != "bot":
+                    continue  # its person took the seat back while the bot was thinking
                 try:
                     await self._apply(live, seat, version, action.to_json())
                 except ServiceError as exc:

@@ -32,6 +32,9 @@ class Settings:
     rate_limit_per_minute: int = 240
     """Requests per client address per minute before 429 (0 disables the limit)."""
     hint_seed: int = 12345
+    allow_seed: bool = False
+    """Whether a client may choose a game's seed (tests, demos). Off by default: whoever knows
+    the seed can deal the game again and see every hand and the draw pile."""
     public_base_url: str = ""
     """Base of invitation links; empty means the URL the request came in on."""
     absent_seconds: float = 60.0
@@ -56,6 +59,8 @@ class Settings:
             values["bot_delay"] = float(env["GOTOWN_BOT_DELAY"])
         if env.get("GOTOWN_RATE_LIMIT"):
             values["rate_limit_per_minute"] = int(env["GOTOWN_RATE_LIMIT"])
+        if env.get("GOTOWN_ALLOW_SEED"):
+            values["allow_seed"] = env["GOTOWN_ALLOW_SEED"].lower() in ("1", "true", "yes")
         if env.get("GOTOWN_PUBLIC_BASE_URL"):
             values["public_base_url"] = env["GOTOWN_PUBLIC_BASE_URL"]
         values.update({k: v for k, v in overrides.items() if v is not None})

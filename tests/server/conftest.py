@@ -78,7 +78,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     return Settings(
-        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, absent_seconds=0
+        database_url=database_url,
+        bot_delay=0,
+        rate_limit_per_minute=0,
+        absent_seconds=0,
+        allow_seed=True,
     )
 
 

@@ -443,7 +443,11 @@ def test_a_free_seat_can_be_given_to_a_bot_to_start(client: TestClient) -> None:
 
 def test_a_connected_player_cannot_be_replaced(database_url: str) -> None:
     settings = Settings(
-        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, absent_seconds=3600
+        database_url=database_url,
+        bot_delay=0,
+        rate_limit_per_minute=0,
+        absent_seconds=3600,
+        allow_seed=True,
     )
     with running(settings) as client:
         gid, tokens = new_game(client, ["human", "human"], seed=17)

@@ -1,0 +1,129 @@
+"""Found in review: ways a game's cards could leak or a stored game could be left inconsistent."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gotown.server.settings import Settings
+
+from .conftest import auth, new_game, play_to_end, running, state
+
+
+def test_a_client_cannot_choose_the_seed_by_default(database_url: str) -> None:
+    """Whoever knows the seed can deal the game again and see every hand (R22)."""
+    settings = Settings(database_url=database_url, bot_delay=0, rate_limit_per_minute=0)
+    assert settings.allow_seed is False
+    with running(settings) as client:
+        body = {"seats": [{"kind": "human"}] * 2, "name": "Eve", "seed": 42}
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["code"] == "seed-not-allowed" and "seed" in error["message"]
+        del body["seed"]
+        assert client.post("/api/games", json=body).status_code == 201
+
+
+def test_the_seed_setting_comes_from_the_environment() -> None:
+    assert Settings.from_env({"GOTOWN_ALLOW_SEED": "1"}).allow_seed is True
+    assert Settings.from_env({}).allow_seed is False
+
+
+def test_a_game_whose_end_was_not_marked_is_over_after_a_restart(settings: Settings) -> None:
+    """The last action is stored before the status: a stop in between must not leave the game
+    'playing' forever (no replay, no rematch)."""
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=5)
+        assert play_to_end(client, gid, tokens, seed=2)["status"] == "over"
+        client.app.state.service.store.set_status(gid, "playing")  # type: ignore[attr-defined]
+    with running(settings) as client:
+        assert state(client, gid)["status"] == "over"
+        assert client.app.state.service.store.load_game(gid).status == "over"  # type: ignore[attr-defined]
+        assert client.get(f"/api/games/{gid}/replay").status_code == 200
+
+
+def test_nothing_of_a_hand_reaches_a_spectator_or_another_seat_anywhere(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=9)
+    hand0 = state(client, gid, tokens[0])["view"]["hand"]
+    assert hand0
+    for token in (None, tokens[1]):
+        headers = {"X-Seat-Token": token} if token else {}
+        for path in ("state", "lobby", "replay", "hint", "chances"):
+            r = client.get(f"/api/games/{gid}/{path}", headers=headers)
+            text = r.text
+            assert tokens[0] not in text
+            if path == "state":
+                assert r.json()["view"]["hand"] != hand0 or token is None
+                if token is None:
+                    assert r.json()["view"]["hand"] is None
+
+
+def test_odd_characters_in_codes_and_names_are_refused_cleanly(client: TestClient) -> None:
+    """Found by schemathesis: a non-ASCII invitation code made the join a 500."""
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+    ).json()
+    gid = created["game_id"]
+    r = client.post(f"/api/games/{gid}/join", json={"code": "ééé", "name": "Bob"})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "wrong-invitation", r.text
+    r = client.post(f"/api/games/{gid}/join", json={"code": "\u009f", "name": "Bob"})
+    assert r.status_code == 422 and "code" in r.json()["error"]["message"], r.text
+    code = created["invite_url"].rsplit("/", 1)[1]
+    for name in ("\u0001Bob", "Bob\u0000", "   "):
+        r = client.post(f"/api/games/{gid}/join", json={"code": code, "name": name})
+        assert r.status_code == 422, r.text
+        assert "name" in r.json()["error"]["message"]
+    surrogate = b'{"code": "x", "name": "\\ud915"}'
+    r = client.post(
+        f"/api/games/{gid}/join", content=surrogate, headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 422, r.text
+    r = client.post("/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "  "})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid-name", r.text
+    # Nothing of that reached the game.
+    lobby = client.get(f"/api/games/{gid}/lobby").json()
+    assert [s["name"] for s in lobby["seats"]] == ["Anna", None]
+
+
+def test_every_route_documents_its_errors(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            if path != "/api/meta":
+                assert {"404", "422"} <= set(operation["responses"]), (method, path)
+
+
+def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_back(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    class SlowBot:
+        def choose(self, view: Any, legal: Any) -> Any:
+            started.set()
+            release.wait(30)
+            return legal[-1]
+
+    from gotown.server.service import GameService
+
+    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: SlowBot())
+    gid, tokens = new_game(client, ["human", "human"], seed=3, options={"first_player": 0})
+    before = state(client, gid, tokens[0])
+    r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(tokens[0]))
+    assert r.status_code == 200, r.text
+    assert started.wait(30)
+    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
+    release.set()
+    live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
+    for _ in range(3000):
+        if live.bot_task is None or live.bot_task.done():
+            break
+        threading.Event().wait(0.01)
+    assert live.bot_task is None or live.bot_task.done()
+    after = state(client, gid, tokens[0])
+    assert after["version"] == before["version"]
+    assert after["lobby"]["seats"][0]["kind"] == "human"
+    assert after["legal"] == before["legal"]
