@@ -79,12 +79,13 @@ async def create_game(
 async def invitation(code: str, request: Request, service: Service) -> schemas.LobbyOut:
     """The game behind an invitation code, with its free seats."""
     game_id = await service.game_for_invite(code)
-    return await service.lobby_of(game_id, base_url(request))
+    return await service.lobby_of(game_id, base_url(request), invited=True)
 
 
 @router.get("/games/{game_id}/lobby", response_model=schemas.LobbyOut, responses=ERRORS)
-async def lobby(game_id: str, request: Request, service: Service) -> schemas.LobbyOut:
-    return await service.lobby_of(game_id, base_url(request))
+async def lobby(game_id: str, request: Request, service: Service, token: Token) -> schemas.LobbyOut:
+    """Seats and options; the invitation link only with a seat's token."""
+    return await service.lobby_of(game_id, base_url(request), token)
 
 
 @router.post("/games/{game_id}/join", response_model=schemas.JoinedOut, responses=ERRORS)
@@ -136,7 +137,7 @@ async def hand_to_bot(
     """Hand a seat to a bot: a free seat, your own, or one whose player stays away."""
     level = body.level if body else "medium"
     await service.hand_to_bot(game_id, token, seat, level)
-    return await service.lobby_of(game_id, base_url(request))
+    return await service.lobby_of(game_id, base_url(request), token)
 
 
 @router.post("/games/{game_id}/reclaim", status_code=204, responses=ERRORS)
@@ -161,11 +162,13 @@ async def rematch(
 
 
 @router.get(
-    "/games/{game_id}/qr.svg", responses={200: {"content": {"image/svg+xml": {}}}, **ERRORS}
+    "/invitations/{code}/qr.svg", responses={200: {"content": {"image/svg+xml": {}}}, **ERRORS}
 )
-async def qr(game_id: str, request: Request, service: Service) -> Response:
-    """The invitation link as a QR code (SVG)."""
-    lobby = await service.lobby_of(game_id, base_url(request))
+async def qr(code: str, request: Request, service: Service) -> Response:
+    """The invitation link as a QR code (SVG), for whoever holds the invitation code."""
+    game_id = await service.game_for_invite(code)
+    lobby = await service.lobby_of(game_id, base_url(request), invited=True)
+    assert lobby.invite_url is not None
     buffer = io.BytesIO()
     segno.make(lobby.invite_url, error="m").save(
         buffer, kind="svg", scale=6, border=2, dark="#000", light="#fff", xmldecl=False

@@ -103,7 +103,9 @@ class LobbyOut(BaseModel):
     options: dict[str, Any]
     language: Language
     seats: list[SeatOut]
-    invite_url: str
+    invite_url: str | None = Field(
+        description="the invitation link: for the game's seats and the code's holders only"
+    )
     watch_url: str
     rematch_id: str | None = None
     rematch_of: str | None = None

@@ -359,7 +359,12 @@ class GameService:
 
     # --- reading -----------------------------------------------------------------------------
 
-    def lobby(self, live: LiveGame, base_url: str) -> schemas.LobbyOut:
+    def lobby(self, live: LiveGame, base_url: str, *, invited: bool = True) -> schemas.LobbyOut:
+        """The lobby; the invitation link only for those ``invited`` (a seat, or the code's
+        holder): the spectator link must not be a way to take a free seat."""
+        urls = self.urls(live, base_url)
+        if not invited:
+            urls["invite_url"] = None  # type: ignore[assignment]
         return schemas.LobbyOut(
             game_id=live.stored.id,
             status=live.stored.status,  # type: ignore[arg-type]
@@ -379,7 +384,7 @@ class GameService:
             ],
             rematch_id=live.stored.rematch_id,
             rematch_of=live.stored.rematch_of,
-            **self.urls(live, base_url),
+            **urls,
         )
 
     def state_of(self, live: LiveGame, seat: int | None, base_url: str) -> schemas.StateOut:
@@ -390,7 +395,7 @@ class GameService:
                 status=live.stored.status,  # type: ignore[arg-type]
                 seat=seat,
                 version=0,
-                lobby=self.lobby(live, base_url),
+                lobby=self.lobby(live, base_url, invited=seat is not None),
                 view=None,
                 legal=[],
             )
@@ -408,7 +413,7 @@ class GameService:
             status=live.stored.status,  # type: ignore[arg-type]
             seat=seat,
             version=game.version,
-            lobby=self.lobby(live, base_url),
+            lobby=self.lobby(live, base_url, invited=seat is not None),
             view=view.to_json(),
             legal=legal,
         )
@@ -418,8 +423,15 @@ class GameService:
         seat = self._require_seat(live, token) if token else None
         return self.state_of(live, seat, base_url)
 
-    async def lobby_of(self, game_id: str, base_url: str) -> schemas.LobbyOut:
-        return self.lobby(await self._live(game_id), base_url)
+    async def lobby_of(
+        self, game_id: str, base_url: str, token: str | None = None, *, invited: bool = False
+    ) -> schemas.LobbyOut:
+        """The lobby; with the invitation link for a seat's token (or ``invited``)."""
+        live = await self._live(game_id)
+        if token:
+            self._require_seat(live, token)
+            invited = True
+        return self.lobby(live, base_url, invited=invited)
 
     # --- acting ------------------------------------------------------------------------------
 

@@ -70,7 +70,7 @@ def test_create_game_gives_the_creator_a_seat_and_an_invitation(client: TestClie
         ("bot", True),
     ]
     assert "token" not in json.dumps(lobby).lower().replace("token_", "")
-    qr = client.get(f"/api/games/{created['game_id']}/qr.svg")
+    qr = client.get(f"/api/invitations/{invite_code(created)}/qr.svg")
     assert qr.status_code == 200 and qr.headers["content-type"].startswith("image/svg+xml")
     assert "<svg" in qr.text and 'xmlns="http://www.w3.org/2000/svg"' in qr.text
     by_code = client.get(f"/api/invitations/{invite_code(created)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -127,3 +128,29 @@ def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_ba
     assert after["version"] == before["version"]
     assert after["lobby"]["seats"][0]["kind"] == "human"
     assert after["legal"] == before["legal"]
+
+
+def test_the_spectator_link_does_not_give_away_the_invitation(client: TestClient) -> None:
+    """Watching must not be a way to take a free seat: the invitation is for seats only."""
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
+    ).json()
+    gid, code = created["game_id"], created["invite_url"].rsplit("/", 1)[1]
+    assert client.get(f"/api/games/{gid}/lobby").json()["invite_url"] is None
+    assert state(client, gid)["lobby"]["invite_url"] is None
+    assert code not in client.get(f"/api/games/{gid}/lobby").text
+    assert client.get(f"/api/games/{gid}/qr.svg").status_code == 404
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": None})
+        first = ws.receive_json()
+        assert first["type"] == "state" and code not in json.dumps(first)
+    # A seat, and whoever holds the code, get it.
+    token = created["token"]
+    assert client.get(f"/api/games/{gid}/lobby", headers=auth(token)).json()["invite_url"]
+    assert state(client, gid, token)["lobby"]["invite_url"].endswith("/j/" + code)
+    assert client.get(f"/api/invitations/{code}").json()["invite_url"].endswith("/j/" + code)
+    qr = client.get(f"/api/invitations/{code}/qr.svg")
+    assert qr.status_code == 200 and "<svg" in qr.text
+    assert client.get("/api/invitations/nope/qr.svg").status_code == 404
+    wrong = client.get(f"/api/games/{gid}/lobby", headers=auth("nope"))
+    assert wrong.status_code == 403
