@@ -302,7 +302,7 @@ def test_first_player_turn_limit_and_the_chances_bar(browser: Browser, server_ur
     page.wait_for_selector("#status.mine")
     assert page.is_checked("#chances-toggle")
     page.wait_for_selector('#chances .bar[role="meter"]')
-    _shot(page, "14-chances-phone")
+    _shot(page, "15-chances-phone")
     page.uncheck("#chances-toggle")
     page.wait_for_function("document.querySelector('#chances') === null")
     assert not errors, errors
