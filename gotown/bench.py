@@ -28,6 +28,8 @@ class BenchResult:
     actions_per_s: float
     actions_per_game: float
     turn_limited_games: int
+    copy_us: float
+
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -63,7 +65,28 @@ def play_random_games(players: int, seconds: float, seed: int = 0) -> BenchResul
         actions_per_s=round(actions / elapsed, 1),
         actions_per_game=round(actions / games, 1),
         turn_limited_games=limited,
+        copy_us=round(copy_microseconds(players, seed), 2),
     )
+
+
+def copy_microseconds(players: int, seed: int = 0, positions: int = 50, copies: int = 200) -> float:
+    """Mean cost of ``Game.copy(history=False)``, the search bots' way back to a position
+    (chosen over make/unmake: thieves and reshuffles make unmake costly to get right)."""
+    rng = random.Random(seed)
+    samples: list[Game] = []
+    for index in range(positions):
+        game = Game.new(players=players, seed=seed + index, options={"turn_limit": 60})
+        for _ in range(rng.randrange(60)):
+            if game.over:
+                break
+            legal = game.legal_actions()
+            game.apply_unchecked(legal[rng.randrange(len(legal))])
+        samples.append(game)
+    start = time.perf_counter()
+    for game in samples:
+        for _ in range(copies):
+            game.copy(history=False)
+    return (time.perf_counter() - start) / (positions * copies) * 1e6
 
 
 def rlcard_uno_actions_per_s(players: int, seconds: float, seed: int = 0) -> float | None:
