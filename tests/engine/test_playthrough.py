@@ -25,23 +25,21 @@ def test_r22_playthrough_matches_the_golden_file() -> None:
 
 
 def test_r22_playthrough_hides_other_seats_draws_and_thefts() -> None:
-    text = render()
-    blocks = text.split("\n  ")
-    own_draws = hidden_draws = 0
-    for block in blocks:
-        who, _, rest = block.partition(":")
-        for line in rest.splitlines():
-            line = line.strip()
-            if " draws " not in line and " takes " not in line:
-                continue
-            actor = line.split()[1]
-            victim = line.split()[-1] if " takes " in line else None
-            card = line.split()[3]
-            may_see = who in (f"seat {actor}", f"seat {victim}")
-            if may_see:
-                own_draws += 1
-                assert card != "#", line
-            else:
-                hidden_draws += 1
-                assert card == "#", f"{who} sees {line}"
-    assert own_draws > 20 and hidden_draws > 40
+    seen = hidden = 0
+    who = ""
+    for line in render().splitlines():
+        if line.startswith("  ") and not line.startswith("    "):
+            who = line.strip().partition(":")[0]
+            continue
+        words = line.split()
+        if not line.startswith("    ") or words[2] not in ("draws", "takes"):
+            continue
+        actor, card = f"seat {words[1]}", words[3]
+        victim = f"seat {words[-1]}" if words[2] == "takes" else actor
+        if who in (actor, victim):
+            seen += 1
+            assert card != "#", f"{who} should see: {line}"
+        else:
+            hidden += 1
+            assert card == "#", f"{who} must not see: {line}"
+    assert seen > 20 and hidden > 40
