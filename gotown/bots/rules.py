@@ -3,9 +3,16 @@
 Both score every legal action with a hand-written rule and play the best one; ending the turn
 scores 0, so a card whose rule says "hold it" (a negative score) stays in the hand. The rules
 are those of a sensible person: win at once when you can, steal a floor (it costs the
-opponent one and gains you one), build, keep a dog on your top floor, hit the player closest
-to winning with the jack-hammer, wrecking ball and milkshake, and save jokers, the wrecking
-ball and the donut truck for when they matter.
+opponent one and gains you one), preferring the leader's, build, keep a dog on your top floor,
+hit the player closest to winning with the jack-hammer, wrecking ball and milkshake.
+
+Measured (``benchmarks/bots.md``): cards held do nothing and a hand of 8 stops the draw (R7b),
+so holding cards "for when they matter" made the bot weaker. ``medium`` therefore plays nearly
+every card, and its care is in the order and the aim: a thief first (the card it brings may
+build), steals before builds, joker floors after number floors, the dog after the builds (on
+the new top floor), the wrecking ball kept while a jack-hammer can do the job, and a lone pair
+kept in hand when the opponents probably hold a card that steals its floor back (card
+counting over what the view shows).
 
 The scoring reads a *table*: any object with the attributes of :class:`Table` (a
 :class:`~gotown.engine.Game` has them, so rollouts score straight on the game; a view is
