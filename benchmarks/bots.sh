@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOTOWN=${GOTOWN:-.venv/bin/gotown}
-GAMES=${1:-1000}
+GAMES=${1:-1000}  # games per pairing
 EXPERT_GAMES=${2:-200}
 out=benchmarks/bots-results
 mkdir -p "$out"
