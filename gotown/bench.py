@@ -90,7 +90,12 @@ def copy_microseconds(players: int, seed: int = 0, positions: int = 50, copies: 
 
 
 def rlcard_uno_actions_per_s(players: int, seconds: float, seed: int = 0) -> float | None:
-    """The same loop on RLCard's UNO core (legal actions, random choice, step), or None."""
+    """The same loop on RLCard's UNO core, or None when rlcard is not installed.
+
+    It drives UNO's ``Round`` directly (legal actions, random choice, ``proceed_round``), so
+    that neither side builds an observation: ``UnoGame.step`` would also build the next
+    player's state dict, which makes UNO look slower than its rules are.
+    """
     try:
         import numpy as np
         from rlcard.games.uno.game import UnoGame
@@ -105,9 +110,10 @@ def rlcard_uno_actions_per_s(players: int, seconds: float, seed: int = 0) -> flo
         game = UnoGame(num_players=players)
         game.np_random = np.random.RandomState(seed + games)
         game.init_game()
-        while not game.is_over():
-            legal = game.get_legal_actions()
-            game.step(legal[rng.randrange(len(legal))])
+        uno_round, uno_players = game.round, game.players
+        while not uno_round.is_over:
+            legal = uno_round.get_legal_actions(uno_players, uno_round.current_player)
+            uno_round.proceed_round(uno_players, legal[rng.randrange(len(legal))])
             actions += 1
         games += 1
     return actions / (time.perf_counter() - start)
