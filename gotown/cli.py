@@ -85,8 +85,8 @@ def bench(
                 f"           RLCard UNO core: {uno:,.0f} actions/s; "
                 f"ratio {data['ratio_to_rlcard_uno']:.2f}"
             )
-        else:
-            click.echo("           (install rlcard to compare with RLCard's UNO core)")
+        elif not no_reference:
+            click.echo("           (pip install -e '.[bench]' to compare with RLCard's UNO core)")
 
 
 @main.command()

@@ -243,20 +243,11 @@ class Game:
         game.over = view.over
         game.reason = ("win" if view.winner is not None else "turn-limit") if view.over else None
         game.seed = seed
-        used = [sum(h[k] for h in game.hands) for k in range(KINDS)]
-        for k in [*game.discard, *game.draw]:
-            used[k] += 1
-        for tower in game.towers:
-            for number, other, dogs in tower:
-                used[number] += 1
-                used[other] += 1
-                used[DOG] += dogs
-        used[MILKSHAKE] += sum(game.milkshakes)
-        used[DONUT_TRUCK] += game.donut
-        for k in range(KINDS):
-            if used[k] > COPIES[k]:
+        for kind, count in enumerate(game.kind_counts()):
+            if count > COPIES[kind]:
                 raise InvalidActionError(
-                    f"the guess holds {used[k]} cards {CODES[k]!r}; the game has {COPIES[k]} (R2)"
+                    f"the guess holds {count} cards {CODES[kind]!r}; the game has "
+                    f"{COPIES[kind]} (R2)"
                 )
         game._origin = {"position": None}
         return game
@@ -304,16 +295,25 @@ class Game:
             return None
         return Outcome(self.winner, self.reason or "win")
 
+    def kind_counts(self) -> list[int]:
+        """How many cards of each kind the zones hold, in kind order (R2, R3)."""
+        counts = [sum(hand[kind] for hand in self.hands) for kind in range(KINDS)]
+        for kind in self.discard:
+            counts[kind] += 1
+        for kind in self.draw:
+            counts[kind] += 1
+        for tower in self.towers:
+            for number, other, dogs in tower:
+                counts[number] += 1
+                counts[other] += 1
+                counts[DOG] += dogs
+        counts[MILKSHAKE] += sum(self.milkshakes)
+        counts[DONUT_TRUCK] += self.donut
+        return counts
+
     def card_count(self) -> int:
         """How many cards the zones hold (54 for a game from :meth:`new`; R3)."""
-        return (
-            sum(self.hand_sizes)
-            + sum(2 + f[2] for t in self.towers for f in t)
-            + sum(self.milkshakes)
-            + int(self.donut)
-            + len(self.discard)
-            + len(self.draw)
-        )
+        return sum(self.kind_counts())
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The legal actions now (R21), each once, in a fixed order; ``()`` once it is over."""
@@ -420,7 +420,10 @@ class Game:
         InvalidActionError; either way the game is left exactly as it was.
         """
         action = self.normalize(action)
-        if not self.is_legal(action):
+        legal_set = self._legal_set
+        if legal_set is None:
+            legal_set = self._legal_set = frozenset(self.legal_actions())
+        if action not in legal_set:
             rule, reason = self.why_illegal(action)
             raise IllegalActionError(rule, reason)
         self.apply_unchecked(action)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from .cards import CODES, COPIES, DOG, DONUT_TRUCK, JOKER, KIND_OF, KINDS, MILKSHAKE
+from .cards import CODES, COPIES, DOG, JOKER, KIND_OF, KINDS
 from .errors import InvalidPositionError
 from .options import Options
 
@@ -86,8 +86,6 @@ def game_from_position(data: Any) -> Game:
             f"turn {game.turn} is past turn_limit {limit}: the game would be over (R23)"
         )
     game.seed = _int(data, "seed", 0)
-    used = [0] * KINDS
-
     def seats_list(key: str, default: Any) -> list[Any]:
         value = data.get(key, default)
         if not isinstance(value, list) or len(value) != players:
@@ -98,7 +96,6 @@ def game_from_position(data: Any) -> Game:
         for kind in _kinds(cards, f"hands[{seat}]"):
             game.hands[seat][kind] += 1
             game.hand_sizes[seat] += 1
-            used[kind] += 1
     for seat, tower in enumerate(seats_list("towers", None)):
         if not isinstance(tower, list):
             raise InvalidPositionError(f"towers[{seat}] must be a list of floors")
@@ -109,9 +106,6 @@ def game_from_position(data: Any) -> Game:
                     f"towers[{seat}][{index}] has {floor[2]} dogs; one per floor (R12, R23)"
                 )
             game.towers[seat].append(floor)
-            used[floor[0]] += 1
-            used[floor[1]] += 1
-            used[DOG] += floor[2]
     for seat, count in enumerate(seats_list("milkshakes", [0] * players)):
         if type(count) is not int or count < 0:
             raise InvalidPositionError(f"milkshakes[{seat}] must be a count >= 0")
@@ -125,19 +119,14 @@ def game_from_position(data: Any) -> Game:
                 "milkshake turn (R7a)"
             )
         game.milkshakes[seat] = count
-        used[MILKSHAKE] += count
     donut = data.get("donut", False)
     if type(donut) is not bool:
         raise InvalidPositionError("'donut' must be true or false")
     game.donut = donut
-    used[DONUT_TRUCK] += donut
     game.discard = _kinds(data.get("discard", []), "discard")
-    for kind in game.discard:
-        used[kind] += 1
     if "draw" in data:
         game.draw = _kinds(data["draw"], "draw")[::-1]
-        for kind in game.draw:
-            used[kind] += 1
+    used = game.kind_counts()
     for kind in range(KINDS):
         if used[kind] > COPIES[kind]:
             raise InvalidPositionError(
