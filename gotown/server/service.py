@@ -781,9 +781,13 @@ class GameService:
         name = live.stored.seats[seat].name or f"Player {seat + 1}"
         async with live.lock:
             if live.stored.rematch_id is None:
+                # A seat a person once held is a person's seat again in the rematch, even
+                # when a bot finished the game for them.
                 spec = schemas.CreateGameIn(
                     seats=[
-                        schemas.SeatSpec(kind=s.kind, level=s.level)  # type: ignore[arg-type]
+                        schemas.SeatSpec(kind="human", level=None)
+                        if s.token_hash is not None
+                        else schemas.SeatSpec(kind=s.kind, level=s.level)  # type: ignore[arg-type]
                         for s in live.stored.seats
                     ],
                     options=live.stored.options,

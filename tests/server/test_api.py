@@ -429,6 +429,22 @@ def test_a_seat_that_stays_away_can_be_handed_to_a_bot(client: TestClient) -> No
     assert state(client, gid, tokens[1])["lobby"]["seats"][1]["kind"] == "human"
 
 
+def test_a_person_whose_seat_a_bot_finished_gets_it_back_in_the_rematch(
+    client: TestClient,
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=18, options={"win_floors": 4})
+    r = client.post(
+        f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0]), json={"level": "random"}
+    )
+    assert r.status_code == 200, r.text
+    play_to_end(client, gid, {0: tokens[0]}, seed=9)
+    back = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[1]))
+    assert back.status_code == 200, back.text
+    assert back.json()["seat"] == 1
+    st = state(client, back.json()["game_id"], back.json()["token"])
+    assert [s["kind"] for s in st["lobby"]["seats"]] == ["human", "human"]
+
+
 def test_a_free_seat_can_be_given_to_a_bot_to_start(client: TestClient) -> None:
     created = client.post(
         "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
