@@ -66,11 +66,31 @@ def _reset_postgres(url: str) -> None:
         store.dispose()
 
 
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A database of this test session's own (the configured name plus the process id), so
+    that two test runs against one PostgreSQL server never share tables; dropped at the end."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    base = make_url(_postgres_url())
+    own = base.set(database=f"{base.database}_{os.getpid()}")
+    url = own.render_as_string(hide_password=False)
+    _create_database_if_missing(url)
+    yield url
+    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'gotown.sqlite3'}"
-    url = _postgres_url()
+    url: str = request.getfixturevalue("postgres_url")
     _reset_postgres(url)
     return url
 
