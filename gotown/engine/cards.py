@@ -20,7 +20,6 @@ THIEF: Final = 15
 SUPER_THIEF: Final = 16
 
 KINDS: Final = 17
-NUMBERS: Final = range(1, 9)
 
 #: Code of each kind, in kind order (the canonical order of hands).
 CODES: Final[tuple[str, ...]] = (
@@ -36,19 +35,6 @@ KIND_OF: Final[dict[str, int]] = {code: kind for kind, code in enumerate(CODES)}
 
 DECK_SIZE: Final = sum(COPIES)
 assert DECK_SIZE == 54
-
-FLOOR_CARDS: Final = frozenset(CODES[:9])
-SPECIAL_CARDS: Final = frozenset(CODES[9:])
-
-
-def is_number(kind: int) -> bool:
-    return 1 <= kind <= 8
-
-
-def is_floor_card(kind: int) -> bool:
-    """Numbers and jokers make floors (R5); special cards never do."""
-    return 0 <= kind <= 8
-
 
 def pair_colour(number: int) -> int:
     """The colour group of a number card (R2): 1/8, 2/7, 3/6 and 4/5 share one each."""
