@@ -100,25 +100,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def page() -> FileResponse:
         return FileResponse(index, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
-    @app.get("/", include_in_schema=False)
-    async def home() -> FileResponse:
-        return page()
-
-    @app.get("/j/{code}", include_in_schema=False)
-    async def join_page(code: str) -> FileResponse:
-        return page()
-
-    @app.get("/g/{game_id}", include_in_schema=False)
-    async def table_page(game_id: str) -> FileResponse:
-        return page()
-
-    @app.get("/w/{game_id}", include_in_schema=False)
-    async def watch_page(game_id: str) -> FileResponse:
-        return page()
-
-    @app.get("/r/{game_id}", include_in_schema=False)
-    async def replay_page(game_id: str) -> FileResponse:
-        return page()
+    # One page serves home, join, table, watch and replay: the script reads the path.
+    for path in ("/", "/j/{code}", "/g/{game_id}", "/w/{game_id}", "/r/{game_id}"):
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     @app.get("/rules", include_in_schema=False)
     async def rules_default() -> RedirectResponse:
