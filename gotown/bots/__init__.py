@@ -11,10 +11,11 @@ Levels, weakest first:
 - ``random``: a uniformly random legal action.
 - ``easy``: builds and steals at once, keeps a dog on its top floor, plays every other card as
   soon as it can; overlooks things (a random action) one time in ten.
-- ``medium``: the rules of a sensible player (:mod:`gotown.bots.rules`): steals hurting the
-  leader first, cards played in a careful order (thief first, joker floors last, the dog on
-  the new top floor), attacks aimed at the player closest to winning, a pair kept in hand when
-  its floor would probably be stolen back.
+- ``medium``: the rules of a sensible player (:mod:`gotown.bots.rules`): a pair kept in hand
+  while its floor would probably be stolen (card counting), until a dog can guard it, the hand
+  is full or no opponent acts before its next turn; steals hurting the leader first, cards
+  played in a careful order (thief first, joker floors last, the dog on the new top floor),
+  attacks aimed at the player closest to winning.
 - ``hard``: SO-ISMCTS (Cowling, Powley & Whitehouse 2012; :mod:`gotown.bots.ismcts`) with
   :data:`HARD_ITERATIONS` iterations per decision.
 - ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations.

@@ -12,7 +12,7 @@ import gotown.bots as bots
 from gotown.bots import LEVELS, hint, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.sampling import Sampler, known_hands, unseen_counts
-from gotown.engine import COPIES, Action, Game, View
+from gotown.engine import CODES, COPIES, Action, Game, View, parse_action
 
 from .helpers import OPTION_SETS, random_position, small_search
 
@@ -213,3 +213,60 @@ def test_search_refuses_a_view_whose_seat_is_not_to_act() -> None:
     other = (game.active + 1) % 3
     with pytest.raises(ValueError, match="turn"):
         hint(game.view(other), game.legal_actions(), seed=1)
+
+
+def _position(
+    hand: list[str],
+    towers: list[list[list[str]]] | None = None,
+    opponent: int = 6,
+    milkshakes: tuple[int, int] = (0, 0),
+) -> Game:
+    """A 2-player position, seat 0 to act, holding ``hand``; the opponent holds ``opponent``
+    cards that the rest of the deck deals in a fixed order."""
+    towers = towers or [[], []]
+    rest = [code for code, n in zip(CODES, COPIES, strict=True) for _ in range(n)]
+    used = hand + [c for t in towers for f in t for c in f] + ["milkshake"] * sum(milkshakes)
+    for code in used:
+        rest.remove(code)
+    position = Game.new(players=2, seed=1, options={"first_player": 0}).to_position()
+    position.update(
+        hands=[hand, rest[:opponent]],
+        towers=towers,
+        milkshakes=list(milkshakes),
+        discard=[],
+        draw=rest[opponent:],
+    )
+    return Game.from_position(position)
+
+
+def _medium_choice(game: Game) -> Action:
+    return make_bot("medium", seed=5).choose(game.view(0), game.legal_actions())
+
+
+def test_medium_keeps_a_pair_whose_floor_would_probably_be_stolen() -> None:
+    # Nearly every 2 and 7 is unseen and the opponent holds 6 cards: building 2+7 with no dog
+    # would most likely hand the floor over (R11), so medium keeps the pair.
+    game = _position(["2", "7", "1", "1", "3"])
+    assert game.is_legal(parse_action("2+7"))
+    assert _medium_choice(game) == parse_action("end")
+
+
+@pytest.mark.parametrize(
+    ("why", "hand", "towers", "milkshakes"),
+    [
+        ("a dog in hand guards it (R12)", ["2", "7", "1", "3", "dog"], None, (0, 0)),
+        ("a full hand draws nothing (R7b)", ["2", "7", "1", "1", "1", "3", "3", "3"], None, (0, 0)),
+        ("the opponent's next turn is a milkshake turn (R7a)", ["2", "7", "1", "3"], None, (0, 1)),
+        (
+            "the floor wins at once (R20)",
+            ["2", "7", "1", "3"],
+            [[["1", "8"], ["1", "8"], ["3", "6"], ["4", "5"]], []],
+            (0, 0),
+        ),
+    ],
+)
+def test_medium_builds_the_pair_when_the_floor_is_safe_or_must_be_built(
+    why: str, hand: list[str], towers: list[list[list[str]]] | None, milkshakes: tuple[int, int]
+) -> None:
+    game = _position(hand, towers, milkshakes=milkshakes)
+    assert _medium_choice(game) == parse_action("2+7"), why
