@@ -5,8 +5,12 @@ seat 0 always starts (option ``first_player: 0``), so over each full cycle every
 first player equally often. A game that reaches ``turn_limit`` (R23; some positions never end,
 e.g. two hands of 8 that can do nothing, R7b) ends with no winner and is counted as such.
 
-Ratings come from openskill (Plackett-Luce model), updated game by game in the order the games
-were numbered, so the figures do not depend on the order in which workers finish.
+Ratings come from openskill (Plackett-Luce model). openskill rates game by game, and its
+dynamics term lets a rating follow recent results, so one pass in any fixed order can rank the
+bots against their win rates (the last few hundred games weigh most). The summary therefore
+averages :data:`RATING_PASSES` passes, each over the games in a different seeded random order:
+the figures depend on the results only, not on any order (and not on which worker finished
+first).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from gotown.bots import LEVELS, make_bot
 from gotown.engine import Game
 
 DEFAULT_TURN_LIMIT = 300
+#: How many seeded random orders of the games the ratings are averaged over.
+RATING_PASSES = 16
 
 
 @dataclass(frozen=True)
@@ -228,22 +234,10 @@ def summarise(
     seed: int,
     turn_limit: int,
 ) -> TournamentResult:
-    from openskill.models import PlackettLuce
-
     names = entry_names(levels)
     entries = [EntryStats(name=n, level=lv) for n, lv in zip(names, levels, strict=True)]
-    model = PlackettLuce()
-    ratings = [model.rating(name=n) for n in names]
+    mus, sigmas = _ratings(names, results, seed)
     for result in results:
-        order = list(result.seats)
-        teams = [[ratings[e]] for e in order]
-        if result.winner is None:
-            ranks = [1.0] * len(order)
-        else:
-            ranks = [1.0 if e == result.winner else 2.0 for e in order]
-        rated = model.rate(teams, ranks=ranks)
-        for e, team in zip(order, rated, strict=True):
-            ratings[e] = team[0]
         for e in range(len(levels)):
             stats = entries[e]
             stats.games += 1
@@ -257,9 +251,9 @@ def summarise(
             stats.max_think_ms = 1000.0 * spent[-1]
         stats.win_rate = stats.wins / stats.games if stats.games else 0.0
         stats.ci_low, stats.ci_high = wilson(stats.wins, stats.games)
-        stats.rating_mu = ratings[e].mu
-        stats.rating_sigma = ratings[e].sigma
-        stats.rating_ordinal = ratings[e].ordinal()
+        stats.rating_mu = mus[e]
+        stats.rating_sigma = sigmas[e]
+        stats.rating_ordinal = mus[e] - 3.0 * sigmas[e]  # openskill's ordinal()
         stats.mean_think_ms = (
             1000.0 * stats.think_seconds / stats.decisions if stats.decisions else 0.0
         )
@@ -277,6 +271,36 @@ def summarise(
         turn_limit=turn_limit,
         results=list(results),
     )
+
+
+def _ratings(
+    names: Sequence[str], results: Sequence[GameResult], seed: int
+) -> tuple[list[float], list[float]]:
+    """Each entry's openskill mu and sigma, averaged over :data:`RATING_PASSES` passes."""
+    import random
+
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    mus = [0.0] * len(names)
+    sigmas = [0.0] * len(names)
+    for rating_pass in range(RATING_PASSES):
+        order = sorted(results, key=lambda r: r.index)
+        random.Random(f"{seed}:{rating_pass}").shuffle(order)
+        ratings = [model.rating(name=n) for n in names]
+        for result in order:
+            seats = list(result.seats)
+            teams = [[ratings[e]] for e in seats]
+            if result.winner is None:
+                ranks = [1.0] * len(seats)
+            else:
+                ranks = [1.0 if e == result.winner else 2.0 for e in seats]
+            for e, team in zip(seats, model.rate(teams, ranks=ranks), strict=True):
+                ratings[e] = team[0]
+        for e, rating in enumerate(ratings):
+            mus[e] += rating.mu / RATING_PASSES
+            sigmas[e] += rating.sigma / RATING_PASSES
+    return mus, sigmas
 
 
 def format_table(result: TournamentResult) -> str:

@@ -10,10 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from gotown.analysis.tournament import (
+    GameResult,
     entry_names,
     format_table,
     run_tournament,
     seatings,
+    summarise,
     wilson,
 )
 from gotown.cli import main
@@ -87,3 +89,31 @@ def test_a_time_limit_stops_at_whole_cycles_of_seat_orders() -> None:
     result = run_tournament(["random", "easy"], games=100_000, workers=1, max_seconds=0.3)
     assert 0 < result.games < 100_000 and result.games % 2 == 0
     assert [r.index for r in result.results] == list(range(result.games))
+
+
+def _results(first_wins: list[bool]) -> list[GameResult]:
+    """Two-seat games between entries 0 and 1, seats alternating, won as listed."""
+    return [
+        GameResult(
+            index=i,
+            seats=(0, 1) if i % 2 == 0 else (1, 0),
+            winner=0 if won else 1,
+            turns=30,
+            actions=50,
+            think=(0.0, 0.0),
+            decisions=(10, 10),
+        )
+        for i, won in enumerate(first_wins)
+    ]
+
+
+def test_ratings_follow_the_results_not_their_order() -> None:
+    # Entry 0 wins 58 of 100 games, all its losses coming last: a single openskill pass in
+    # that order ends with entry 1 rated higher; the summary must not.
+    results = _results([True] * 58 + [False] * 42)
+    summary = summarise(("hard", "medium"), results, 1.0, 1, 0, 300)
+    again = summarise(("hard", "medium"), list(reversed(results)), 1.0, 1, 0, 300)
+    mus = [e.rating_mu for e in summary.entries]
+    assert mus == [e.rating_mu for e in again.entries]
+    assert mus[0] > mus[1]
+    assert [e.win_rate for e in summary.entries] == [0.58, 0.42]
