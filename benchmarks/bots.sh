@@ -15,6 +15,7 @@ run() {
     --json "$out/$name.json" --plot "$out/$name.png"
 }
 run easy-random   easy random   --games "$GAMES"
+run medium-random medium random --games "$GAMES"
 run medium-easy   medium easy   --games "$GAMES"
 run hard-medium   hard medium   --games "$GAMES"
 run hard-3medium  hard medium --players 4 --games "$GAMES"
