@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import random
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
@@ -35,11 +34,10 @@ from rich.table import Table as RichTable
 from gotown.analysis.tournament import wilson
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
-from gotown.bots.rules import HOLD, WIN, Table, _Exposure, score_medium
+from gotown.bots.rules import RuleBot, TableLike, _Exposure
 from gotown.engine import Action, Game, View
-from gotown.engine.cards import JOKER, KIND_OF
 
-#: name -> (hold at all, hand size that excuses a floor, two builds excuse it, safe turns count)
+#: name -> (hold at all, hand size that excuses a floor, two builds excuse it, quiet turns count)
 VARIANTS: dict[str, tuple[bool, int, bool, bool]] = {
     "previous": (True, 7, True, False),
     "no-hold": (False, 0, False, False),
@@ -49,43 +47,32 @@ VARIANTS: dict[str, tuple[bool, int, bool, bool]] = {
 }
 
 
-class Variant:
-    """The ``medium`` scoring rule with one of the holding rules of :data:`VARIANTS`."""
+class VariantExposure(_Exposure):
+    """medium's steal risks with one of the holding rules of :data:`VARIANTS`."""
+
+    def __init__(self, view: View, rule: tuple[bool, int, bool, bool], builds: int) -> None:
+        super().__init__(view)
+        self.hold, self.FULL_HAND, self.two_builds, quiet_turns = rule
+        self.quiet = self.quiet and quiet_turns
+        self.builds = builds
+
+    def adjust(self, table: TableLike, me: int, action: Action, value: float) -> float:
+        return super().adjust(table, me, action, value) if self.hold else value
+
+    def excused(self, table: TableLike, me: int) -> bool:
+        return super().excused(table, me) or (self.two_builds and self.builds >= 2)
+
+
+class Variant(RuleBot):
+    """The ``medium`` rule (:class:`RuleBot`) with a holding rule of :data:`VARIANTS`."""
 
     def __init__(self, name: str, seed: int) -> None:
-        self.name = name
-        self._hold, self._full, self._two, self._safe_turns = VARIANTS[name]
-        self._rng = random.Random(seed)
+        super().__init__(name, seed, careful=True)
+        self.rule = VARIANTS[name]
 
-    def choose(self, view: View, legal_actions: Sequence[Action]) -> Action:
-        assert view.seat is not None
-        me = view.seat
-        table = Table(view)
-        exposure = _Exposure(view)
-        if not self._safe_turns:
-            exposure._safe = False
+    def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure:
         builds = sum(a.type == "build" for a in legal_actions)
-        best: list[Action] = []
-        best_score = -1e9
-        for action in legal_actions:
-            value = score_medium(table, me, action, view.options.win_floors)
-            if self._hold and action.type == "build" and value < WIN:
-                a, b = (KIND_OF[c] for c in action.cards)
-                risk = exposure.chance(b if a == JOKER else a)
-                excused = (
-                    table.hands[me][9]
-                    or table.hand_sizes[me] >= self._full
-                    or (self._two and builds >= 2)
-                )
-                if excused:
-                    value += 10.0 * risk
-                elif risk > _Exposure.THRESHOLD:
-                    value = HOLD
-            if value > best_score:
-                best, best_score = [action], value
-            elif value == best_score:
-                best.append(action)
-        return best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
+        return VariantExposure(view, self.rule, builds)
 
 
 def _bot(name: str, seed: int) -> Bot:
@@ -115,7 +102,7 @@ def play(task: tuple[str, str, int, int]) -> bool | None:
 def main(games: int, seed: int, workers: int) -> None:
     """Play every holding variant against the previous medium and against random."""
     lines = list(itertools.product(VARIANTS, ("previous", "random")))
-    wins = dict.fromkeys(lines, 0)
+    wins: dict[tuple[str, str], int] = dict.fromkeys(lines, 0)
     with ProcessPoolExecutor(workers) as pool, Progress() as progress:
         bar = progress.add_task("games", total=games * len(lines))
         for line in lines:
@@ -126,13 +113,13 @@ def main(games: int, seed: int, workers: int) -> None:
     table = RichTable(title=f"medium's holding rule, {games} games per line, seed {seed}")
     for column in ("variant", "against", "wins", "win rate", "95% CI"):
         table.add_column(column)
-    for (variant, opponent), won in wins.items():
-        low, high = wilson(won, games)
+    for (variant, opponent), count in wins.items():
+        low, high = wilson(count, games)
         table.add_row(
             variant,
             opponent,
-            str(won),
-            f"{100 * won / games:.1f}%",
+            str(count),
+            f"{100 * count / games:.1f}%",
             f"{100 * low:.1f} to {100 * high:.1f}%",
         )
     Console().print(table)

@@ -195,7 +195,7 @@ class RuleBot:
             return legal_actions[rng.randrange(len(legal_actions))]
         table = Table(view)
         win = view.options.win_floors
-        exposure = _Exposure(view) if self._careful else None
+        exposure = self._exposure(view, legal_actions)
         best: list[Action] = []
         best_score = -1e9
         for action in legal_actions:
@@ -207,6 +207,10 @@ class RuleBot:
             elif value == best_score:
                 best.append(action)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+    def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure | None:
+        """The steal risks that decide which pairs to keep (None: build every pair)."""
+        return _Exposure(view) if self._careful else None
 
 
 class _Exposure:
@@ -221,6 +225,8 @@ class _Exposure:
 
     #: Keep the pair when an opponent holds a stealing card with more than this chance.
     THRESHOLD = 0.5
+    #: A hand this large builds anyway (8 cards draw nothing, R7b).
+    FULL_HAND = 8
 
     def __init__(self, view: View) -> None:
         from .sampling import unseen_counts
@@ -233,12 +239,13 @@ class _Exposure:
             for s, size in enumerate(view.hand_sizes)
             if s != me
         ]
-        self._safe = view.donut or all(view.milkshakes[s] for s in range(view.players) if s != me)
+        #: No opponent acts before the viewer's next turn: every floor is safe until then.
+        self.quiet = view.donut or all(view.milkshakes[s] for s in range(view.players) if s != me)
 
     def chance(self, number: int) -> float:
         """The chance that some opponent holds a number that steals a floor of
         ``number`` and ``9 - number``."""
-        if self._safe:
+        if self.quiet:
             return 0.0
         risky = self._unseen[number] + self._unseen[9 - number]
         safe_all = 1.0
@@ -256,9 +263,14 @@ class _Exposure:
         a, b = (KIND_OF[c] for c in action.cards)
         number = b if a == JOKER else a
         risk = self.chance(number)
-        if table.hands[me][9] or table.hand_sizes[me] >= 8:
+        if self.excused(table, me):
             return value + 10.0 * risk  # the riskiest floors first: the last one is on top
         return HOLD if risk > self.THRESHOLD else value
+
+    def excused(self, table: TableLike, me: int) -> bool:
+        """True when every pair is built whatever its risk: a dog can guard the floor, or the
+        hand is full."""
+        return bool(table.hands[me][9]) or table.hand_sizes[me] >= self.FULL_HAND
 
 
 def policy_action(
