@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -277,8 +278,6 @@ def _ratings(
     names: Sequence[str], results: Sequence[GameResult], seed: int
 ) -> tuple[list[float], list[float]]:
     """Each entry's openskill mu and sigma, averaged over :data:`RATING_PASSES` passes."""
-    import random
-
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()

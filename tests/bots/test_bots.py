@@ -12,7 +12,7 @@ import gotown.bots as bots
 from gotown.bots import LEVELS, hint, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.sampling import Sampler, known_hands, unseen_counts
-from gotown.engine import CODES, COPIES, Action, Game, View, parse_action
+from gotown.engine import COPIES, Action, Game, View, parse_action
 
 from .helpers import OPTION_SETS, random_position, small_search
 
@@ -218,25 +218,19 @@ def test_search_refuses_a_view_whose_seat_is_not_to_act() -> None:
 def _position(
     hand: list[str],
     towers: list[list[list[str]]] | None = None,
-    opponent: int = 6,
     milkshakes: tuple[int, int] = (0, 0),
 ) -> Game:
-    """A 2-player position, seat 0 to act, holding ``hand``; the opponent holds ``opponent``
-    cards that the rest of the deck deals in a fixed order."""
-    towers = towers or [[], []]
-    rest = [code for code, n in zip(CODES, COPIES, strict=True) for _ in range(n)]
-    used = hand + [c for t in towers for f in t for c in f] + ["milkshake"] * sum(milkshakes)
-    for code in used:
-        rest.remove(code)
-    position = Game.new(players=2, seed=1, options={"first_player": 0}).to_position()
-    position.update(
-        hands=[hand, rest[:opponent]],
-        towers=towers,
-        milkshakes=list(milkshakes),
-        discard=[],
-        draw=rest[opponent:],
+    """A 2-player position, seat 0 to act holding ``hand``; the opponent holds 6 cards and the
+    rest of the deck is the draw pile (the engine deals it when a position names none)."""
+    return Game.from_position(
+        {
+            "players": 2,
+            "active": 0,
+            "hands": [hand, ["4", "4", "5", "6", "6", "8"]],
+            "towers": towers or [[], []],
+            "milkshakes": list(milkshakes),
+        }
     )
-    return Game.from_position(position)
 
 
 def _medium_choice(game: Game) -> Action:
