@@ -126,7 +126,7 @@ class SearchBot:
 
     def search(self, view: View, legal_actions: Sequence[Action]) -> Node:
         me = _seat(view)
-        sampler = Sampler(view)
+        sampler = self._sampler(view)
         rng = self._rng
         legal_set = set(legal_actions)
         root = Node(me)
@@ -174,6 +174,10 @@ class SearchBot:
                 visited.visits += 1
                 visited.reward += rewards[visited.seat]
         return root
+
+    def _sampler(self, view: View) -> Sampler:
+        """What deals the determinisations (a hook for measurement probes)."""
+        return Sampler(view)
 
     def _rollout(self, game: Game, floors: int, rng: random.Random) -> list[float]:
         # A rollout always stops: some positions never end (two full hands that can do

@@ -1,0 +1,174 @@
+"""How much can skill win against ``medium``? Players that cheat, as an upper bound.
+
+The strength targets ask ``hard`` to beat ``medium`` in 65% of two-player games. This
+benchmark measures what *perfect knowledge of the hidden cards* is worth against ``medium``,
+with probes that see what a real bot may not (they are measurement tools, not bot levels: a
+real bot only ever gets a seat's view, ``gotown.bots.base``):
+
+- ``seer-medium``: ``medium``'s rule, but its steal risk is exact: it keeps a pair exactly when
+  an opponent really holds a card that steals the floor (R11), instead of card counting;
+- ``seer-hard``: ``hard``'s search (SO-ISMCTS, 1,000 iterations), but every determinisation
+  deals the opponents their real hands (only the order of the draw pile stays unknown).
+
+Every line plays ``--games`` two-player games (``--search-games`` for the ``seer-hard`` line,
+which is about 250 times slower), seats alternating, on all cores, with the conditions of
+``benchmarks/bots.sh`` (``turn_limit: 300``; a game with no winner counts as a loss), and the
+table gives each win rate with a 95% Wilson interval.
+
+    .venv/bin/python benchmarks/ceiling.py --games 4000 --search-games 400
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table as RichTable
+
+from gotown.analysis.tournament import wilson
+from gotown.bots import HARD_ITERATIONS, make_bot
+from gotown.bots.base import Bot
+from gotown.bots.ismcts import SearchBot
+from gotown.bots.rules import RuleBot, _Exposure
+from gotown.bots.sampling import Sampler
+from gotown.engine import CODES, Action, Game, View
+
+RULE_LINES = (
+    ("medium", "medium"),
+    ("seer-medium", "medium"),
+    ("medium", "easy"),
+    ("seer-medium", "easy"),
+    ("medium", "random"),
+    ("seer-medium", "random"),
+)
+SEARCH_LINES = (("seer-hard", "medium"),)
+
+
+def _codes(counts: Sequence[int]) -> list[str]:
+    return [CODES[kind] for kind, count in enumerate(counts) for _ in range(count)]
+
+
+class _SeerExposure(_Exposure):
+    """medium's exposure with the steal risk read from the real hands: 1 or 0."""
+
+    def __init__(self, view: View, game: Game) -> None:
+        super().__init__(view)
+        self._opponents = [game.hands[s] for s in range(game.players) if s != view.seat]
+
+    def chance(self, number: int) -> float:
+        if self.quiet:
+            return 0.0
+        return float(any(hand[number] or hand[9 - number] for hand in self._opponents))
+
+
+class SeerMedium(RuleBot):
+    """``medium`` with an exact steal risk (it is shown the game before every decision)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__("seer-medium", seed, careful=True)
+        self.game: Game | None = None
+
+    def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure:
+        assert self.game is not None
+        return _SeerExposure(view, self.game)
+
+
+class _SeerSampler(Sampler):
+    """Deals the opponents their real hands; only the draw pile is shuffled."""
+
+    def __init__(self, view: View, game: Game) -> None:
+        super().__init__(view)
+        self._hands = [
+            None if s == view.seat else _codes(game.hands[s]) for s in range(game.players)
+        ]
+        self._draw = [CODES[kind] for kind in game.draw]
+
+    def sample(self, rng: random.Random) -> Game:
+        draw = self._draw[:]
+        rng.shuffle(draw)
+        return Game.from_view(self.view, self._hands, draw, seed=rng.getrandbits(63))
+
+
+class SeerHard(SearchBot):
+    """``hard``'s search over determinisations that hold the opponents' real hands."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__("seer-hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
+        self.game: Game | None = None
+
+    def _sampler(self, view: View) -> Sampler:
+        assert self.game is not None
+        return _SeerSampler(view, self.game)
+
+
+def _bot(name: str, seed: int) -> Bot:
+    if name == "seer-medium":
+        return SeerMedium(seed)
+    if name == "seer-hard":
+        return SeerHard(seed)
+    return make_bot(name, seed)
+
+
+def play(task: tuple[str, str, int, int]) -> bool:
+    """One game of ``probe`` against ``opponent``; True when the probe wins."""
+    probe, opponent, index, seed = task
+    first = index % 2
+    game_seed = seed * 1_000_003 + index
+    game = Game.new(players=2, seed=game_seed, options={"first_player": 0, "turn_limit": 300})
+    names = (probe, opponent) if first == 0 else (opponent, probe)
+    bots = [_bot(names[s], game_seed * 8 + s) for s in range(2)]
+    while not game.is_over:
+        seat = game.active
+        bot = bots[seat]
+        if isinstance(bot, SeerMedium | SeerHard):
+            bot.game = game
+        game.apply(bot.choose(game.view(seat), game.legal_actions()))
+    return game.winner == first
+
+
+@click.command()
+@click.option("--games", default=4000, show_default=True, help="games per rule-based line")
+@click.option(
+    "--search-games", default=0, show_default=True, help="games of seer-hard vs medium (0: skip)"
+)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--workers", default=os.cpu_count() or 1, show_default=True)
+def main(games: int, search_games: int, seed: int, workers: int) -> None:
+    """Measure what seeing the hidden cards is worth against medium."""
+    lines = [(line, games) for line in RULE_LINES]
+    if search_games:
+        lines += [(line, search_games) for line in SEARCH_LINES]
+    wins: dict[tuple[str, str], int] = {}
+    with ProcessPoolExecutor(workers) as pool, Progress() as progress:
+        bar = progress.add_task("games", total=sum(n for _, n in lines))
+        for (probe, opponent), n in lines:
+            tasks = [(probe, opponent, i, seed) for i in range(n)]
+            chunk = 32 if probe != "seer-hard" else 1
+            wins[probe, opponent] = 0
+            for won in pool.map(play, tasks, chunksize=chunk):
+                wins[probe, opponent] += won
+                progress.advance(bar)
+    table = RichTable(title=f"what seeing the hidden cards is worth (2 players, seed {seed})")
+    for column in ("player", "against", "games", "wins", "win rate", "95% CI"):
+        table.add_column(column)
+    for (probe, opponent), n in lines:
+        count = wins[probe, opponent]
+        low, high = wilson(count, n)
+        table.add_row(
+            probe,
+            opponent,
+            str(n),
+            str(count),
+            f"{100 * count / n:.1f}%",
+            f"{100 * low:.1f} to {100 * high:.1f}%",
+        )
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
