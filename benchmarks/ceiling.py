@@ -10,10 +10,16 @@ real bot only ever gets a seat's view, ``gotown.bots.base``):
 - ``seer-hard``: ``hard``'s search (SO-ISMCTS, 1,000 iterations), but every determinisation
   deals the opponents their real hands (only the order of the draw pile stays unknown).
 
-Every line plays ``--games`` two-player games (``--search-games`` for the ``seer-hard`` line,
-which is about 250 times slower), seats alternating, on all cores, with the conditions of
+Beside them, on the same deals, two honest players: ``hard`` itself, and ``hard+inference``,
+whose determinisations model the opponents as sensible players (``Sampler(infer=True)``: no
+card dealt that they would have played rather than end their turn), the part of the
+information that their play reveals.
+
+Every line plays ``--games`` two-player games (``--search-games`` for the three search lines,
+which are about 250 times slower), seats alternating, on all cores, with the conditions of
 ``benchmarks/bots.sh`` (``turn_limit: 300``; a game with no winner counts as a loss), and the
-table gives each win rate with a 95% Wilson interval.
+table gives each win rate with a 95% Wilson interval. Game ``i`` of every line is dealt from
+the same seed, so the lines differ only in the players.
 
     .venv/bin/python benchmarks/ceiling.py --games 4000 --search-games 400
 """
@@ -46,7 +52,7 @@ RULE_LINES = (
     ("medium", "random"),
     ("seer-medium", "random"),
 )
-SEARCH_LINES = (("seer-hard", "medium"),)
+SEARCH_LINES = (("seer-hard", "medium"), ("hard", "medium"), ("hard+inference", "medium"))
 
 
 def _codes(counts: Sequence[int]) -> list[str]:
@@ -111,6 +117,8 @@ def _bot(name: str, seed: int) -> Bot:
         return SeerMedium(seed)
     if name == "seer-hard":
         return SeerHard(seed)
+    if name == "hard+inference":
+        return SearchBot(name, seed, iterations=HARD_ITERATIONS, rollout_turns=None, infer=True)
     return make_bot(name, seed)
 
 
@@ -134,7 +142,7 @@ def play(task: tuple[str, str, int, int]) -> bool:
 @click.command()
 @click.option("--games", default=4000, show_default=True, help="games per rule-based line")
 @click.option(
-    "--search-games", default=0, show_default=True, help="games of seer-hard vs medium (0: skip)"
+    "--search-games", default=0, show_default=True, help="games per search line (0: skip them)"
 )
 @click.option("--seed", default=0, show_default=True)
 @click.option("--workers", default=os.cpu_count() or 1, show_default=True)
@@ -148,7 +156,7 @@ def main(games: int, search_games: int, seed: int, workers: int) -> None:
         bar = progress.add_task("games", total=sum(n for _, n in lines))
         for (probe, opponent), n in lines:
             tasks = [(probe, opponent, i, seed) for i in range(n)]
-            chunk = 32 if probe != "seer-hard" else 1
+            chunk = 1 if (probe, opponent) in SEARCH_LINES else 32
             wins[probe, opponent] = 0
             for won in pool.map(play, tasks, chunksize=chunk):
                 wins[probe, opponent] += won

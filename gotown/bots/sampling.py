@@ -6,6 +6,19 @@ at random to the opponents' hands (their public sizes) and the draw pile (its pu
 except the cards the viewer *knows* an opponent holds: a card a thief took from the viewer sits
 in the thief's hand until the thief plays a card of that kind, or until a third seat's thief
 may have taken it (then the knowledge is dropped, which keeps every sample consistent).
+
+With ``infer=True`` the deal also models the opponents as sensible players (opponent
+modelling in the determinisations, as in Whitehouse, Powley & Cowling, "Determinization and
+information set Monte Carlo tree search for the card game Dou Di Zhu", CIG 2011, which biases
+the deals by what the opponents' play reveals). A sensible player does not end a turn holding
+a card it could have played to clear profit: a number that steals an unguarded top floor
+(R11), a thief or super-thief (R16, R17), a jack-hammer facing an unguarded top floor (R14), a
+wrecking ball facing a guarded one (R15), a bone facing a dog (R13), a milkshake facing a seat
+without one (R18), the donut truck (R19), a dog with a floor of its own to guard (R12). So
+the cards an opponent kept through the end of its last turn are dealt, with probability
+``belief`` per sample, from the unseen cards other than those; the cards it received since
+(its refill and later draws, thefts) are dealt from all of them. Pairs are not constrained:
+keeping a pair whose floor would be stolen is sensible too.
 """
 
 from __future__ import annotations
@@ -14,7 +27,15 @@ import random
 from collections.abc import Sequence
 
 from gotown.engine import CODES, COPIES, Game, View
-from gotown.engine.cards import KIND_OF, KINDS
+from gotown.engine.cards import JOKER, KIND_OF, KINDS
+
+_DOG, _BONE, _JACKHAMMER, _BALL, _MILKSHAKE, _DONUT, _THIEF, _SUPER_THIEF = (
+    KIND_OF[code]
+    for code in (
+        "dog", "bone", "jackhammer", "wrecking-ball", "milkshake", "donut-truck", "thief",
+        "super-thief",
+    )
+)  # fmt: skip
 
 
 def unseen_counts(view: View) -> list[int]:
@@ -70,13 +91,92 @@ def known_hands(view: View) -> list[list[int]]:
     return known
 
 
-class Sampler:
-    """Deals the unseen cards of one view again and again (one :class:`Game` per sample)."""
+def _floor_class(codes: Sequence[str]) -> int:
+    """The number n <= 4 of a floor {n, 9 - n} (a joker stands for its partner's complement)."""
+    number = next(KIND_OF[c] for c in codes if KIND_OF[c] != JOKER)
+    return min(number, 9 - number)
 
-    def __init__(self, view: View) -> None:
+
+def _sensible_leftovers(towers: list[list[list[int]]], pending: list[int], seat: int) -> set[int]:
+    """The kinds ``seat`` would have played rather than end its turn at this public state."""
+    absent = {_THIEF, _SUPER_THIEF, _DONUT}
+    for other, tower in enumerate(towers):
+        if other == seat:
+            if any(dogs == 0 for _, dogs in tower):
+                absent.add(_DOG)
+            continue
+        if not pending[other]:
+            absent.add(_MILKSHAKE)
+        if any(dogs for _, dogs in tower):
+            absent.add(_BONE)
+        if tower:
+            number, dogs = tower[-1]
+            if dogs:
+                absent.add(_BALL)
+            else:
+                absent.update((number, 9 - number, _JACKHAMMER))
+    return absent
+
+
+def inferred_leftovers(view: View) -> tuple[list[set[int]], list[int]]:
+    """What each opponent's play tells about its hand, for a sensible player.
+
+    Returns, per seat, the kinds it would have played rather than end its last turn (see the
+    module docstring), and how many cards it has received since then (draws, thefts). The
+    public history is replayed from the first event; when that does not lead to the towers
+    and milkshakes the view shows (a game set up from a position), nothing is inferred.
+    """
+    players = view.players
+    none: tuple[list[set[int]], list[int]] = ([set() for _ in range(players)], [0] * players)
+    towers: list[list[list[int]]] = [[] for _ in range(players)]
+    pending = [0] * players
+    absent: list[set[int]] = [set() for _ in range(players)]
+    since = [0] * players
+    try:
+        for event in view.events:
+            if event.type in ("draw", "stolen") and event.seat is not None:
+                since[event.seat] += 1  # a card came in (drawn, or taken by a thief)
+            elif event.type == "milkshake-turn" and event.seat is not None:
+                pending[event.seat] -= event.count or 0
+            elif event.type == "action" and event.action is not None and event.seat is not None:
+                seat, action = event.seat, event.action
+                kind, target = action.type, action.target
+                if kind == "build":
+                    towers[seat].append([_floor_class(action.cards), 0])
+                elif kind == "steal" and target is not None and action.card is not None:
+                    towers[target].pop()
+                    towers[seat].append([_floor_class((action.card,)), 0])
+                elif kind == "dog" and action.floor is not None:
+                    towers[seat if target is None else target][action.floor][1] += 1
+                elif kind == "bone" and target is not None and action.floor is not None:
+                    towers[target][action.floor][1] -= 1
+                elif kind in ("jackhammer", "wrecking-ball") and target is not None:
+                    towers[target].pop()
+                elif kind == "milkshake" and target is not None:
+                    pending[target] += 1
+                elif kind == "end-turn":
+                    absent[seat] = _sensible_leftovers(towers, pending, seat)
+                    since[seat] = 0
+    except (IndexError, StopIteration):
+        return none
+    shown = [[[_floor_class(f[:2]), len(f) - 2] for f in tower] for tower in view.towers]
+    if shown != towers or list(view.milkshakes) != pending:
+        return none
+    return absent, since
+
+
+class Sampler:
+    """Deals the unseen cards of one view again and again (one :class:`Game` per sample).
+
+    ``infer`` models the opponents as sensible players, who are dealt, with probability
+    ``belief`` per sample, no card they would have played (see the module docstring).
+    """
+
+    def __init__(self, view: View, infer: bool = False, belief: float = 0.9) -> None:
         if view.seat is None:
             raise ValueError("determinisation needs a seat's view")
         self.view = view
+        self.belief = belief
         counts = unseen_counts(view)
         known = known_hands(view)
         # Keep only knowledge that fits the unseen pool and the hand sizes.
@@ -97,19 +197,39 @@ class Sampler:
                      if s != view.seat) + view.draw_size  # fmt: skip
         if hidden != len(self._pool):
             raise ValueError(f"the view hides {hidden} cards but {len(self._pool)} are unseen")
+        # Per opponent: (how many of its cards it kept through its last turn, kinds they exclude).
+        self._kept: dict[int, tuple[int, set[int]]] = {}
+        if infer:
+            absent, since = inferred_leftovers(view)
+            for seat in range(view.players):
+                kept = view.hand_sizes[seat] - len(self._fixed[seat]) - since[seat]
+                if seat != view.seat and kept > 0 and absent[seat]:
+                    self._kept[seat] = (kept, absent[seat])
 
     def sample(self, rng: random.Random) -> Game:
         """A full game that agrees with the view; its future randomness is seeded by ``rng``."""
         view = self.view
         pool = self._pool[:]
         rng.shuffle(pool)
+        kept: dict[int, list[str]] = {}
+        if self._kept and rng.random() < self.belief:
+            for seat, (count, absent) in self._kept.items():
+                chosen: list[str] = []
+                rest: list[str] = []
+                for code in pool:
+                    if len(chosen) < count and KIND_OF[code] not in absent:
+                        chosen.append(code)
+                    else:
+                        rest.append(code)
+                kept[seat], pool = chosen, rest
         hands: list[list[str] | None] = []
         start = 0
         for seat in range(view.players):
             if seat == view.seat:
                 hands.append(None)
                 continue
-            need = view.hand_sizes[seat] - len(self._fixed[seat])
-            hands.append(self._fixed[seat] + pool[start : start + need])
+            dealt = self._fixed[seat] + kept.get(seat, [])
+            need = view.hand_sizes[seat] - len(dealt)
+            hands.append(dealt + pool[start : start + need])
             start += need
         return Game.from_view(view, hands, pool[start:], seed=rng.getrandbits(63))

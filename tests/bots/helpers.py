@@ -34,6 +34,6 @@ def random_position(players: int, seed: int, steps: int, options: dict[str, Any]
     return game
 
 
-def small_search(name: str, seed: int) -> Bot:
+def small_search(name: str, seed: int, infer: bool = False) -> Bot:
     """The hard bot's search with a small budget, to keep the tests quick."""
-    return SearchBot(name, seed, iterations=30, rollout_turns=None)
+    return SearchBot(name, seed, iterations=30, rollout_turns=None, infer=infer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -73,10 +74,9 @@ def test_determinisations_agree_with_the_view(game: Game) -> None:
     puts each card the seat saw stolen from it in the thief's hand (while it is known)."""
     seat = (game.active + 1) % game.players
     view = game.view(seat)
-    sampler = Sampler(view)
     known = known_hands(view)
     rng = random.Random(0)
-    for _ in range(3):
+    for sampler in (Sampler(view), Sampler(view, infer=True, belief=1.0)):
         sample = sampler.sample(rng)
         assert sample.card_count() == sum(COPIES)
         seen = sample.view(seat)
@@ -145,9 +145,10 @@ def test_search_never_sees_hidden_cards(players: int) -> None:
     legal = game.legal_actions()
     assert changed.legal_actions() == legal
     for seed in range(3):
-        first = small_search("hard", seed).evaluate(view, legal)
-        second = small_search("hard", seed).evaluate(other_view, legal)
-        assert first == second
+        for infer in (False, True):  # the opponent model reads the view only, too
+            first = small_search("hard", seed, infer).evaluate(view, legal)
+            second = small_search("hard", seed, infer).evaluate(other_view, legal)
+            assert first == second
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -264,3 +265,89 @@ def test_medium_builds_the_pair_when_the_floor_is_safe_or_must_be_built(
 ) -> None:
     game = _position(hand, towers, milkshakes=milkshakes)
     assert _medium_choice(game) == parse_action("2+7"), why
+
+
+def _medium_game_until(condition: Callable[[Game], bool], seed: int) -> Game | None:
+    """A 2-player game between medium players, stopped at the first position where
+    ``condition`` holds (None if the game ends first)."""
+    game = Game.new(players=2, seed=seed)
+    players = [make_bot("medium", seed * 2 + s) for s in range(2)]
+    while not game.is_over and game.turn < 200:
+        if condition(game):
+            return game
+        seat = game.active
+        game.apply(players[seat].choose(game.view(seat), game.legal_actions()))
+    return None
+
+
+def _faced_an_open_floor(game: Game) -> bool:
+    """Seat 0 is to act, and seat 1 ended its last turn facing seat 0's unguarded top floor."""
+    if game.active != 0:
+        return False
+    view = game.view(0)
+    ends = [i for i, e in enumerate(view.events)
+            if e.type == "action" and e.seat == 1 and e.action == Action.end_turn()]  # fmt: skip
+    if not ends or any(e.type == "action" and e.seat == 0 for e in view.events[ends[-1] :]):
+        return False
+    tower = view.towers[0]
+    return bool(tower) and "dog" not in tower[-1]
+
+
+def test_inference_reads_a_floor_left_standing_as_a_missing_stealer() -> None:
+    # Seat 1 ended its turn with seat 0's top floor open: a sensible player holding either of
+    # its values would have stolen it (R11). So, at belief 1, every sample deals seat 1 those
+    # values only among the cards it received since (its refill draws).
+    from gotown.bots.sampling import inferred_leftovers
+    from gotown.engine.cards import KIND_OF
+
+    for seed in range(100):
+        game = _medium_game_until(_faced_an_open_floor, seed)
+        if game is not None:
+            break
+    else:
+        raise AssertionError("no medium game in 100 left an open floor standing")
+    view = game.view(0)
+    top = [KIND_OF[c] for c in view.towers[0][-1] if c != "?"]
+    values = {top[0], 9 - top[0]}
+    absent, since = inferred_leftovers(view)
+    assert values <= absent[1]
+    assert {KIND_OF["thief"], KIND_OF["donut-truck"]} <= absent[1]
+    assert since[1] < view.hand_sizes[1]
+    sampler = Sampler(view, infer=True, belief=1.0)
+    plain = Sampler(view)
+    rng = random.Random(4)
+    inferred = [sum(sampler.sample(rng).hands[1][k] for k in values) for _ in range(200)]
+    uniform = [sum(plain.sample(rng).hands[1][k] for k in values) for _ in range(200)]
+    assert max(inferred) <= since[1]
+    assert sum(inferred) < sum(uniform)
+
+
+def test_inference_is_exact_for_medium_players() -> None:
+    # medium never ends a turn holding what the model says a sensible player would have
+    # played: its real hands never hold more such cards than it has received since.
+    from gotown.bots.sampling import inferred_leftovers
+
+    checked = 0
+    for seed in range(20):
+        game = Game.new(players=2 + seed % 3, seed=seed)
+        players = [make_bot("medium", seed * 4 + s) for s in range(game.players)]
+        while not game.is_over and game.turn < 150:
+            seat = game.active
+            view = game.view(seat)
+            absent, since = inferred_leftovers(view)
+            for other in range(game.players):
+                if other != seat and absent[other]:
+                    checked += 1
+                    held = sum(game.hands[other][k] for k in absent[other])
+                    assert held <= since[other], (seed, game.turn, other)
+            game.apply(players[seat].choose(view, game.legal_actions()))
+    assert checked > 500
+
+
+def test_nothing_is_inferred_without_the_history() -> None:
+    # A game set up from a position has no events that lead to its towers.
+    from gotown.bots.sampling import inferred_leftovers
+
+    game = _position(["2", "7", "1"], towers=[[["3", "6"]], [["1", "8"]]])
+    absent, since = inferred_leftovers(game.view(0))
+    assert absent == [set(), set()] and since == [0, 0]
