@@ -19,7 +19,7 @@ Every line plays ``--games`` two-player games (``--search-games`` for the three 
 which are about 250 times slower), seats alternating, on all cores, with the conditions of
 ``benchmarks/bots.sh`` (``turn_limit: 300``; a game with no winner counts as a loss), and the
 table gives each win rate with a 95% Wilson interval. Game ``i`` of every line is dealt from
-the same seed, so the lines differ only in the players.
+the same seed, so the lines differ only in the players (``benchmarks/duel.py``).
 
     .venv/bin/python benchmarks/ceiling.py --games 4000 --search-games 400
 """
@@ -29,14 +29,10 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 import click
-from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table as RichTable
+from duel import Seer, print_table, run
 
-from gotown.analysis.tournament import wilson
 from gotown.bots import HARD_ITERATIONS, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import SearchBot
@@ -72,12 +68,11 @@ class _SeerExposure(_Exposure):
         return float(any(hand[number] or hand[9 - number] for hand in self._opponents))
 
 
-class SeerMedium(RuleBot):
+class SeerMedium(Seer, RuleBot):
     """``medium`` with an exact steal risk (it is shown the game before every decision)."""
 
     def __init__(self, seed: int) -> None:
         super().__init__("seer-medium", seed, careful=True)
-        self.game: Game | None = None
 
     def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure:
         assert self.game is not None
@@ -100,12 +95,11 @@ class _SeerSampler(Sampler):
         return Game.from_view(self.view, self._hands, draw, seed=rng.getrandbits(63))
 
 
-class SeerHard(SearchBot):
+class SeerHard(Seer, SearchBot):
     """``hard``'s search over determinisations that hold the opponents' real hands."""
 
     def __init__(self, seed: int) -> None:
         super().__init__("seer-hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
-        self.game: Game | None = None
 
     def _sampler(self, view: View) -> Sampler:
         assert self.game is not None
@@ -122,23 +116,6 @@ def _bot(name: str, seed: int) -> Bot:
     return make_bot(name, seed)
 
 
-def play(task: tuple[str, str, int, int]) -> bool:
-    """One game of ``probe`` against ``opponent``; True when the probe wins."""
-    probe, opponent, index, seed = task
-    first = index % 2
-    game_seed = seed * 1_000_003 + index
-    game = Game.new(players=2, seed=game_seed, options={"first_player": 0, "turn_limit": 300})
-    names = (probe, opponent) if first == 0 else (opponent, probe)
-    bots = [_bot(names[s], game_seed * 8 + s) for s in range(2)]
-    while not game.is_over:
-        seat = game.active
-        bot = bots[seat]
-        if isinstance(bot, SeerMedium | SeerHard):
-            bot.game = game
-        game.apply(bot.choose(game.view(seat), game.legal_actions()))
-    return game.winner == first
-
-
 @click.command()
 @click.option("--games", default=4000, show_default=True, help="games per rule-based line")
 @click.option(
@@ -148,34 +125,11 @@ def play(task: tuple[str, str, int, int]) -> bool:
 @click.option("--workers", default=os.cpu_count() or 1, show_default=True)
 def main(games: int, search_games: int, seed: int, workers: int) -> None:
     """Measure what seeing the hidden cards is worth against medium."""
-    lines = [(line, games) for line in RULE_LINES]
+    lines = [(p, o, games) for p, o in RULE_LINES]
     if search_games:
-        lines += [(line, search_games) for line in SEARCH_LINES]
-    wins: dict[tuple[str, str], int] = {}
-    with ProcessPoolExecutor(workers) as pool, Progress() as progress:
-        bar = progress.add_task("games", total=sum(n for _, n in lines))
-        for (probe, opponent), n in lines:
-            tasks = [(probe, opponent, i, seed) for i in range(n)]
-            chunk = 1 if (probe, opponent) in SEARCH_LINES else 32
-            wins[probe, opponent] = 0
-            for won in pool.map(play, tasks, chunksize=chunk):
-                wins[probe, opponent] += won
-                progress.advance(bar)
-    table = RichTable(title=f"what seeing the hidden cards is worth (2 players, seed {seed})")
-    for column in ("player", "against", "games", "wins", "win rate", "95% CI"):
-        table.add_column(column)
-    for (probe, opponent), n in lines:
-        count = wins[probe, opponent]
-        low, high = wilson(count, n)
-        table.add_row(
-            probe,
-            opponent,
-            str(n),
-            str(count),
-            f"{100 * count / n:.1f}%",
-            f"{100 * low:.1f} to {100 * high:.1f}%",
-        )
-    Console().print(table)
+        lines += [(p, o, search_games) for p, o in SEARCH_LINES]
+    wins = run(_bot, lines, seed, workers)
+    print_table(f"what seeing the hidden cards is worth (2 players, seed {seed})", lines, wins)
 
 
 if __name__ == "__main__":

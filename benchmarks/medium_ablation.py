@@ -24,18 +24,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 import click
-from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table as RichTable
+from duel import print_table, run
 
-from gotown.analysis.tournament import wilson
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot, TableLike, _Exposure
-from gotown.engine import Action, Game, View
+from gotown.engine import Action, View
 
 #: name -> (hold at all, hand size that excuses a floor, two builds excuse it, quiet turns count)
 VARIANTS: dict[str, tuple[bool, int, bool, bool]] = {
@@ -79,50 +75,15 @@ def _bot(name: str, seed: int) -> Bot:
     return Variant(name, seed) if name in VARIANTS else make_bot(name, seed)
 
 
-def play(task: tuple[str, str, int, int]) -> bool | None:
-    """One game of ``variant`` against ``opponent``; True when the variant wins."""
-    variant, opponent, index, seed = task
-    first = index % 2
-    game_seed = seed * 1_000_003 + index
-    game = Game.new(players=2, seed=game_seed, options={"first_player": 0, "turn_limit": 300})
-    names = (variant, opponent) if first == 0 else (opponent, variant)
-    bots = [_bot(names[s], game_seed * 8 + s) for s in range(2)]
-    while not game.is_over:
-        seat = game.active
-        game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
-    if game.winner is None:
-        return None
-    return game.winner == first
-
-
 @click.command()
 @click.option("--games", default=2000, show_default=True, help="games per line of the table")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--workers", default=os.cpu_count() or 1, show_default=True)
 def main(games: int, seed: int, workers: int) -> None:
     """Play every holding variant against the previous medium and against random."""
-    lines = list(itertools.product(VARIANTS, ("previous", "random")))
-    wins: dict[tuple[str, str], int] = dict.fromkeys(lines, 0)
-    with ProcessPoolExecutor(workers) as pool, Progress() as progress:
-        bar = progress.add_task("games", total=games * len(lines))
-        for line in lines:
-            tasks = [(line[0], line[1], i, seed) for i in range(games)]
-            for won in pool.map(play, tasks, chunksize=16):
-                wins[line] += won is True
-                progress.advance(bar)
-    table = RichTable(title=f"medium's holding rule, {games} games per line, seed {seed}")
-    for column in ("variant", "against", "wins", "win rate", "95% CI"):
-        table.add_column(column)
-    for (variant, opponent), count in wins.items():
-        low, high = wilson(count, games)
-        table.add_row(
-            variant,
-            opponent,
-            str(count),
-            f"{100 * count / games:.1f}%",
-            f"{100 * low:.1f} to {100 * high:.1f}%",
-        )
-    Console().print(table)
+    lines = [(v, o, games) for v, o in itertools.product(VARIANTS, ("previous", "random"))]
+    wins = run(_bot, lines, seed, workers)
+    print_table(f"medium's holding rule, {games} games per line, seed {seed}", lines, wins)
 
 
 if __name__ == "__main__":

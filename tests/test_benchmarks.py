@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from gotown.engine import Game, parse_action
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # as when a script runs: it imports its neighbour duel.py
 
 
 def _load(name: str) -> ModuleType:
