@@ -14,6 +14,8 @@ import segno
 from fastapi import APIRouter, Depends, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 
+from gotown.engine import Options
+
 from . import schemas
 from .service import GameService, ServiceError, bot_levels
 
@@ -23,7 +25,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": schemas.ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429, 503)
 }
 
-OPTION_CHOICES: dict[str, Any] = {
+#: The R23 options a client may set, each with the values the engine accepts (its default
+#: comes from :class:`~gotown.engine.Options`); ``turn_limit`` is null or any turn from 1 on.
+OPTION_CHOICES: dict[str, list[Any]] = {
     "win_floors": [5, 4],
     "first_player": ["random", 0, 1, 2, 3],
     "dog_placement": ["own", "any"],
@@ -31,8 +35,18 @@ OPTION_CHOICES: dict[str, Any] = {
     "bone_targets": ["opponents", "any"],
     "milkshake_stacking": ["forbid", "merge", "stack"],
     "milkshake_blocks_refill": [True, False],
-    "turn_limit": [None],
 }
+
+
+def option_meta() -> dict[str, schemas.OptionOut]:
+    """Every R23 option with its default and the values it takes."""
+    defaults = Options()
+    meta = {
+        name: schemas.OptionOut(default=getattr(defaults, name), choices=choices)
+        for name, choices in OPTION_CHOICES.items()
+    }
+    meta["turn_limit"] = schemas.OptionOut(default=defaults.turn_limit, minimum=1, nullable=True)
+    return meta
 
 
 def get_service(request: Request) -> GameService:
@@ -61,9 +75,9 @@ def base_url(request: Request) -> str:
 
 @router.get("/meta", response_model=schemas.MetaOut)
 async def meta() -> schemas.MetaOut:
-    """Languages, bot levels and the R23 options with their choices (first is the default)."""
+    """Languages, bot levels and the R23 options: each one's default and the values it takes."""
     return schemas.MetaOut(
-        languages=list(schemas.LANGUAGES), bot_levels=list(bot_levels()), options=OPTION_CHOICES
+        languages=list(schemas.LANGUAGES), bot_levels=list(bot_levels()), options=option_meta()
     )
 
 

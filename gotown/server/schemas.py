@@ -176,7 +176,20 @@ class ReplayOut(BaseModel):
     frames: list[ReplayFrame]
 
 
+class OptionOut(BaseModel):
+    """One R23 option: its default, and either the values it takes or its integer range."""
+
+    default: Any = Field(description="the value a game gets when the option is left out")
+    choices: list[Any] | None = Field(
+        default=None, description="every value the option takes (null: see minimum)"
+    )
+    minimum: int | None = Field(
+        default=None, description="for an integer option without a list of choices: its least value"
+    )
+    nullable: bool = Field(default=False, description="null is a value (for turn_limit: no limit)")
+
+
 class MetaOut(BaseModel):
     languages: list[str]
     bot_levels: list[str]
-    options: dict[str, Any]
+    options: dict[str, OptionOut] = Field(description="the R23 options, by name")

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gotown.engine import Action, Game, Options
+from gotown.engine.errors import InvalidOptionsError
 from gotown.server.settings import Settings
 
 from .conftest import auth, invite_code, new_game, play_to_end, running, state, wait_until
@@ -274,6 +275,33 @@ def test_too_many_requests_are_refused(database_url: str) -> None:
         assert codes[:5] == [200] * 5
         _error(client.get("/api/meta"), 429, "too-many-requests")
         assert client.get("/").status_code == 200  # pages are not limited
+
+
+def test_meta_describes_every_option_the_engine_takes(client: TestClient) -> None:
+    """R23: /api/meta lists each option with its default and the values the engine accepts."""
+    options = client.get("/api/meta").json()["options"]
+    defaults = Options()
+    assert set(options) == set(Options.__dataclass_fields__)
+    for name, meta in options.items():
+        assert meta["default"] == getattr(defaults, name), name
+        if meta["choices"] is not None:
+            assert meta["default"] in meta["choices"], name
+            for choice in meta["choices"]:
+                Options.from_json({name: choice})
+            with pytest.raises(InvalidOptionsError, match=name):
+                Options.from_json({name: "no such value"})
+        else:
+            Options.from_json({name: meta["minimum"]})
+            with pytest.raises(InvalidOptionsError, match=name):
+                Options.from_json({name: meta["minimum"] - 1})
+            if meta["nullable"]:
+                Options.from_json({name: None})
+    assert options["turn_limit"]["minimum"] == 1 and options["turn_limit"]["nullable"]
+    created = client.post(
+        "/api/games",
+        json={"seats": [{"kind": "human"}] * 2, "options": {"turn_limit": 1}},
+    )
+    assert created.status_code == 201
 
 
 # --- persistence ---
