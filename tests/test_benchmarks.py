@@ -83,3 +83,61 @@ def test_the_medium_ablation_benchmark_prints_every_variant() -> None:
     assert result.exit_code == 0, result.output
     for variant in ablation.VARIANTS:
         assert variant in result.output
+
+
+def test_the_easy_frontier_benchmark_prints_and_plots_every_candidate(tmp_path: Path) -> None:
+    frontier = _load("easy_frontier")
+    chart = tmp_path / "frontier.png"
+    result = CliRunner().invoke(
+        frontier.main,
+        ["--games", "2", "--workers", "1", "--plot", str(chart)],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    rows = [[cell.strip() for cell in line.split("│")[1:3]] for line in result.output.splitlines()]
+    for player, opponent, _ in frontier.lines_for(frontier.CANDIDATES, 2):
+        assert [player, opponent] in rows, result.output
+    assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_frontier_variants_differ_from_the_shipped_levels_only_in_their_holding() -> None:
+    # medium-keep-0.5 would be medium itself: the pair 2+7 (R11: stolen by a 2 or a 7) is kept
+    # by medium and by a variant that keeps over 0.5 risk, built by one that keeps over 0.99.
+    frontier = _load("easy_frontier")
+    game = _position(["4", "4", "5", "6", "6", "7"])
+    view, legal = game.view(0), game.legal_actions()
+    shipped = frontier._bot("medium", 1).choose(view, legal)
+    frontier.VARIANTS["test-keep-0.5"] = (True, 0.5, 0.0)
+    frontier.VARIANTS["test-keep-0.99"] = (True, 0.99, 0.0)
+    try:
+        assert frontier._bot("test-keep-0.5", 1).choose(view, legal) == shipped
+        assert shipped == parse_action("end")
+        assert frontier._bot("test-keep-0.99", 1).choose(view, legal) == parse_action("2+7")
+        assert frontier._bot("medium-no-hold", 1).choose(view, legal) == parse_action("2+7")
+    finally:
+        del frontier.VARIANTS["test-keep-0.5"], frontier.VARIANTS["test-keep-0.99"]
+
+
+def test_the_inferring_medium_reads_the_steal_risk_off_consistent_deals() -> None:
+    # R11: a 2+7 floor is stolen only with a 2 or a 7. With every 2 and 7 in sight (the
+    # viewer's hand and the discard pile) no deal gives the opponent one: the risk is 0. The
+    # 1+8 floor can be stolen, and some deals give the opponent a 1 or an 8.
+    frontier = _load("easy_frontier")
+    game = Game.from_position(
+        {
+            "players": 2,
+            "active": 0,
+            "hands": [["2", "7", "2", "7", "1", "8"], ["4", "4", "5", "6", "3"]],
+            "towers": [[], []],
+            "milkshakes": [0, 0],
+            "discard": ["2", "2", "7", "7"],
+        }
+    )
+    exposure = frontier._SampledExposure(game.view(0), random.Random(5))
+    assert exposure.chance(2) == 0.0
+    assert 0.0 < exposure.chance(1) < 1.0
+    bot = frontier.InferringMedium(seed=2)
+    assert bot.choose(game.view(0), game.legal_actions()) in (
+        parse_action("2+7"),
+        parse_action("7+2"),
+    )
