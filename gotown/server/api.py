@@ -229,21 +229,19 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
             await websocket.close(code=4400)
         return
 
-    service.connected(live, seat)
-    await service.presence_changed(live)
+    connection = service.connected(live, seat)
     try:
+        await service.tell_opened(live, connection)
         async with service.pubsub.subscribe(game_id) as notices:
+            first_state = await service.state_for(live, seat, base)
             await websocket.send_json(
-                {
-                    "type": "state",
-                    "state": service.state_of(live, seat, base).model_dump(mode="json"),
-                }
+                {"type": "state", "state": first_state.model_dump(mode="json")}
             )
 
             async def push() -> None:
                 async for notice in notices:
                     await service.refresh(notice)
-                    state = service.state_of(live, seat, base)
+                    state = await service.state_for(live, seat, base)
                     await websocket.send_json(
                         {"type": "state", "state": state.model_dump(mode="json")}
                     )
@@ -324,6 +322,5 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        service.disconnected(live, seat)
-        with contextlib.suppress(Exception):
-            await service.presence_changed(live)
+        # Shielded: the seat is marked away and the others told even if this is cancelled.
+        await asyncio.shield(service.socket_closed(live, seat, connection))

@@ -64,6 +64,7 @@ class PubSub:
         self.id = secrets.token_hex(8)
         self._remote = scheme != "memory"
         self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
+        self._unsubscribed: set[str] = set()  # channels whose SUBSCRIBE failed: retried
         self._redis: Any = None
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -89,9 +90,18 @@ class PubSub:
 
     async def publish(self, notice: Notice) -> None:
         if self._remote:
-            await self._redis.publish(_channel(notice.game_id), notice.to_message())
+            try:
+                await self._redis.publish(_channel(notice.game_id), notice.to_message())
+            except Exception:
+                # Redis is down: at least this process's sockets hear of the change.
+                self._deliver(_channel(notice.game_id), notice)
+                raise
         else:
             self._deliver(_channel(notice.game_id), notice)
+
+    def deliver_locally(self, notice: Notice) -> None:
+        """Hand a notice to this process's subscribers only (a change only this process saw)."""
+        self._deliver(_channel(notice.game_id), notice)
 
     def _deliver(self, channel: str, notice: Notice) -> None:
         for queue in list(self._queues.get(channel, ())):
@@ -100,6 +110,8 @@ class PubSub:
     async def _read(self) -> None:
         while True:
             try:
+                if self._unsubscribed:
+                    await self._retry_subscriptions()
                 if not self._pubsub.subscribed:
                     await asyncio.sleep(0.05)
                     continue
@@ -118,6 +130,12 @@ class PubSub:
                     channel = channel.decode()
                 self._deliver(channel, Notice.from_message(message["data"]))
 
+    async def _retry_subscriptions(self) -> None:
+        for channel in list(self._unsubscribed):
+            if channel in self._queues:
+                await self._pubsub.subscribe(channel)
+            self._unsubscribed.discard(channel)
+
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[Notice]]:
         channel = _channel(game_id)
@@ -125,7 +143,11 @@ class PubSub:
         first = not self._queues.get(channel)
         self._queues.setdefault(channel, set()).add(queue)
         if first and self._remote:
-            await self._pubsub.subscribe(channel)
+            try:
+                await self._pubsub.subscribe(channel)
+            except Exception:  # Redis is down: local notices still arrive; retried by the reader
+                log.exception("cannot subscribe to %s on %s: will retry", channel, self.url)
+                self._unsubscribed.add(channel)
 
         async def notices() -> AsyncIterator[Notice]:
             while True:
@@ -138,6 +160,7 @@ class PubSub:
             queues.discard(queue)
             if not queues:
                 self._queues.pop(channel, None)
+                self._unsubscribed.discard(channel)
                 if self._remote and self._pubsub is not None:
                     with contextlib.suppress(Exception):
                         await self._pubsub.unsubscribe(channel)

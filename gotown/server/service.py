@@ -6,6 +6,9 @@ Rules:
   version it was made on, applied to a copy, stored, and only then made current.
 - Every payload for a seat is built from ``game.view(seat)`` (or ``game.public_view()``), never
   from the full state, so no hidden card can reach anyone.
+- Presence (which seats have a WebSocket open, since when a seat is away) lives in the process
+  with ``memory://``, and in Redis with ``redis://`` so that every process sees the connections
+  of all (:mod:`gotown.server.presence`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from urllib.parse import urlparse
 
 from gotown.engine import (
     Action,
@@ -34,6 +38,7 @@ from gotown.engine import (
 )
 
 from . import schemas
+from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
 from .storage import ConflictError, Store, StoredGame, StoredSeat
@@ -91,6 +96,12 @@ class LiveGame:
     connections: dict[int, int] = field(default_factory=dict)  # seat -> open sockets
     sockets: int = 0  # every open socket, spectators included
     away_since: dict[int, float] = field(default_factory=dict)
+    # Shared presence (redis://) only: this process's open sockets of seats (connection id ->
+    # seat), every process's presence as last read, and the heartbeat refreshing ours.
+    members: dict[str, int] = field(default_factory=dict)
+    shared: Snapshot = field(default_factory=Snapshot)
+    presence_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    heartbeat: asyncio.Task[None] | None = None
     # (seat, version, kind) -> the search's answer for that seat's position at that version;
     # a future, so that simultaneous requests share one computation (CPU stays bounded).
     estimates: dict[tuple[int, int, str], asyncio.Future[Any]] = field(default_factory=dict)
@@ -142,6 +153,15 @@ class GameService:
         self._hint_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gotown-hint")
         self._closing = False
         self._started = time.monotonic()
+        self._started_wall = time.time()
+        self._background: set[asyncio.Task[None]] = set()
+        self.presence: RedisPresence | None = None
+        if urlparse(settings.broadcast_url).scheme in ("redis", "rediss"):
+            self.presence = RedisPresence(
+                settings.broadcast_url,
+                ttl=settings.presence_ttl,
+                keep=max(0.0, settings.absent_seconds) + settings.presence_ttl,
+            )
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -158,6 +178,9 @@ class GameService:
     async def close(self) -> None:
         self._closing = True
         tasks = [g.bot_task for g in self._games.values() if g.bot_task and not g.bot_task.done()]
+        tasks += [
+            g.heartbeat for g in self._games.values() if g.heartbeat and not g.heartbeat.done()
+        ]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -165,6 +188,16 @@ class GameService:
                 await task
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._hint_executor.shutdown(wait=False, cancel_futures=True)
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=5)
+        if self.presence is not None:
+            # Sockets still open here are closing with the process: their seats are away now
+            # (rather than when their entries would expire).
+            for live in list(self._games.values()):
+                for connection, seat in list(live.members.items()):
+                    await self.presence.end(live.stored.id, seat, connection)
+                live.members.clear()
+            await self.presence.close()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -378,7 +411,9 @@ class GameService:
                     level=s.level,
                     name=s.name,
                     taken=s.kind == "bot" or s.token_hash is not None,
-                    connected=s.kind == "bot" or live.connections.get(s.seat, 0) > 0,
+                    connected=s.kind == "bot"
+                    or live.connections.get(s.seat, 0) > 0
+                    or s.seat in live.shared.connected,
                 )
                 for s in live.stored.seats
             ],
@@ -418,10 +453,15 @@ class GameService:
             legal=legal,
         )
 
+    async def state_for(self, live: LiveGame, seat: int | None, base_url: str) -> schemas.StateOut:
+        """:meth:`state_of` with the presence of every process read first."""
+        await self._read_presence(live)
+        return self.state_of(live, seat, base_url)
+
     async def state(self, game_id: str, token: str | None, base_url: str) -> schemas.StateOut:
         live = await self._live(game_id)
         seat = self._require_seat(live, token) if token else None
-        return self.state_of(live, seat, base_url)
+        return await self.state_for(live, seat, base_url)
 
     async def lobby_of(
         self, game_id: str, base_url: str, token: str | None = None, *, invited: bool = False
@@ -431,6 +471,7 @@ class GameService:
         if token:
             self._require_seat(live, token)
             invited = True
+        await self._read_presence(live)
         return self.lobby(live, base_url, invited=invited)
 
     # --- acting ------------------------------------------------------------------------------
@@ -448,7 +489,7 @@ class GameService:
             await self._apply(live, seat, body.version, body.action)
         await self._notify(live, "action")
         self._kick_bots(live)
-        return self.state_of(live, seat, base_url)
+        return await self.state_for(live, seat, base_url)
 
     async def _apply(self, live: LiveGame, seat: int, version: int, data: Any) -> None:
         """Check and apply one action; the caller holds the game's lock."""
@@ -659,14 +700,44 @@ class GameService:
         )
 
     # --- presence, hand-over -----------------------------------------------------------------
+    #
+    # With memory:// a seat is connected while this process holds one of its sockets, and away
+    # since its last socket closed here (or since this process started: time.monotonic()).
+    # With redis:// the same holds across every process, through RedisPresence: a seat is also
+    # connected while a socket of it is open on another process, and away since the last one
+    # closed or expired anywhere (wall clock). A seat that nobody saw, on any process, is away
+    # since this process started (time.time()): as one process after a restart, a process that
+    # just started gives absent people ``absent_seconds`` to come back.
 
-    def connected(self, live: LiveGame, seat: int | None) -> None:
+    def connected(self, live: LiveGame, seat: int | None) -> str:
+        """A socket opened (a seat's, or a spectator's for None): this process's bookkeeping, at
+        once; answers the connection's id. Then await :meth:`tell_opened`, and in the end
+        :meth:`socket_closed`."""
+        connection = secrets.token_hex(8)
         live.sockets += 1
         if seat is not None:
             live.connections[seat] = live.connections.get(seat, 0) + 1
             live.away_since.pop(seat, None)
+        if self.presence is not None:
+            if seat is not None:
+                live.members[connection] = seat
+            if live.heartbeat is None or live.heartbeat.done():
+                live.heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(live))
+        return connection
+
+    async def tell_opened(self, live: LiveGame, connection: str) -> None:
+        """Every process learns of the socket: its connection written to Redis (before its first
+        state is sent), then a presence notice. Never raises."""
+        if self.presence is not None and connection in live.members:
+            async with live.presence_lock:
+                seat = live.members.get(connection)
+                if seat is not None:  # (unless it closed meanwhile)
+                    await self.presence.refresh(live.stored.id, {connection: seat})
+        await self.presence_changed(live)
 
     def disconnected(self, live: LiveGame, seat: int | None) -> None:
+        """A socket closed: this process's own bookkeeping, at once (:meth:`socket_closed` does
+        this, then tells the others)."""
         live.sockets = max(0, live.sockets - 1)
         if seat is not None:
             live.connections[seat] = max(0, live.connections.get(seat, 0) - 1)
@@ -679,9 +750,95 @@ class GameService:
             and self._games.get(live.stored.id) is live
         ):
             del self._games[live.stored.id]
+        if live.sockets == 0 and live.heartbeat is not None:
+            live.heartbeat.cancel()
+            live.heartbeat = None
+
+    def socket_closed(
+        self, live: LiveGame, seat: int | None, connection: str
+    ) -> asyncio.Task[None]:
+        """The socket closed: :meth:`disconnected` now, then in a task of its own (which goes on
+        when the socket's handler is cancelled) its connection marked closed in Redis and a
+        presence notice to every process. Await it, shielded; it never raises."""
+        self.disconnected(live, seat)
+        ended = seat if live.members.pop(connection, None) is not None else None
+        task = asyncio.get_running_loop().create_task(self._tell_closed(live, ended, connection))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def _tell_closed(self, live: LiveGame, seat: int | None, connection: str) -> None:
+        if self.presence is not None and seat is not None:
+            # Under the lock, so that a heartbeat cannot open it again after this.
+            async with live.presence_lock:
+                await self.presence.end(live.stored.id, seat, connection)
+        await self.presence_changed(live)
+
+    async def _heartbeat(self, live: LiveGame) -> None:
+        """While this process holds sockets of the game: keep its seats' connections open in
+        Redis, and tell its sockets when presence changed without a notice (a connection of a
+        process that died has expired)."""
+        presence = self.presence
+        assert presence is not None
+        last = live.shared.connected
+        while live.sockets > 0 and not self._closing:
+            await asyncio.sleep(presence.interval)
+            try:
+                async with live.presence_lock:
+                    if live.members:
+                        await presence.refresh(live.stored.id, dict(live.members))
+                snapshot = await presence.read(live.stored.id)
+            except PresenceUnavailableError:
+                continue  # logged by RedisPresence; try again at the next beat
+            except Exception:  # pragma: no cover - a bug must not stop the heartbeat
+                log.exception("presence heartbeat failed for game %s", live.stored.id)
+                continue
+            live.shared = snapshot
+            if snapshot.connected != last:
+                last = snapshot.connected
+                self.pubsub.deliver_locally(
+                    Notice(live.stored.id, live.version, "presence", self.pubsub.id)
+                )
+
+    async def _read_presence(self, live: LiveGame) -> None:
+        """Read every process's presence into ``live.shared`` (redis://; on an outage the last
+        known one stays)."""
+        if self.presence is None:
+            return
+        with contextlib.suppress(PresenceUnavailableError):
+            live.shared = await self.presence.read(live.stored.id)
 
     async def presence_changed(self, live: LiveGame) -> None:
         await self._notify(live, "presence")
+
+    async def _refuse_if_present(self, live: LiveGame, seat: int) -> None:
+        """409 while the person of this seat is connected, or left less than
+        ``absent_seconds`` ago; 503 when shared presence cannot be read."""
+        if live.connections.get(seat, 0) > 0:
+            raise ServiceError(409, "seat-present", "this player is connected")
+        if self.presence is None:
+            since = live.away_since.get(seat, self._started)
+            away = time.monotonic() - since
+        else:
+            try:
+                snapshot = await self.presence.read(live.stored.id)
+            except PresenceUnavailableError as exc:
+                raise ServiceError(
+                    503,
+                    "presence-unavailable",
+                    "cannot tell now whether this player is connected: try again shortly",
+                ) from exc
+            live.shared = snapshot
+            if seat in snapshot.connected:
+                raise ServiceError(409, "seat-present", "this player is connected")
+            since = snapshot.away_since.get(seat, self._started_wall)
+            away = time.time() - since
+        if away < self.settings.absent_seconds:
+            raise ServiceError(
+                409,
+                "seat-present",
+                f"this player left less than {self.settings.absent_seconds:.0f} seconds ago",
+            )
 
     async def hand_to_bot(
         self, game_id: str, token: str | None, seat: int, level: str
@@ -703,15 +860,7 @@ class GameService:
         elif target.kind == "bot":
             raise ServiceError(409, "already-bot", "a bot already plays this seat")
         elif not target.is_free:
-            if live.connections.get(seat, 0) > 0:
-                raise ServiceError(409, "seat-present", "this player is connected")
-            since = live.away_since.get(seat, self._started)
-            if time.monotonic() - since < self.settings.absent_seconds:
-                raise ServiceError(
-                    409,
-                    "seat-present",
-                    f"this player left less than {self.settings.absent_seconds:.0f} seconds ago",
-                )
+            await self._refuse_if_present(live, seat)
         async with live.lock:
             await self._db(self.store.set_seat_kind, game_id, seat, "bot", level)
             target.kind, target.level = "bot", level

@@ -39,12 +39,18 @@ class Settings:
     """Base of invitation links; empty means the URL the request came in on."""
     absent_seconds: float = 60.0
     """After how long away a seat may be handed to a bot by the others."""
+    presence_ttl: float = 15.0
+    """With ``redis://``: seconds a WebSocket counts as open in the shared presence without a
+    heartbeat; each process refreshes its own every ``presence_ttl / 3`` seconds, so the seats
+    of a process that died stop counting as connected after at most this long."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
             object.__setattr__(self, "database_url", default_database_url())
         if self.bot_delay < 0:
             raise ValueError("bot_delay must be >= 0")
+        if self.presence_ttl <= 0:
+            raise ValueError("presence_ttl must be > 0")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

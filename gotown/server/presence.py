@@ -1,0 +1,176 @@
+"""Presence shared by several server processes: which seats have a WebSocket open, and since
+when a seat is away, kept in Redis.
+
+With ``memory://`` (one process) the service keeps presence in the process itself
+(``LiveGame.connections`` and ``away_since``) and this module is not used. With ``redis://``
+every process serving a game reads and writes one sorted set per game:
+
+``gotown.presence.{game_id}``
+    member ``"{seat}:{connection id}"``: one per WebSocket of a seat, whichever process holds it;
+    score: the wall-clock time (``time.time()``) until which that connection counts as open.
+
+- A socket that opens adds its member with score now + ttl (``Settings.presence_ttl``, 15 s).
+- Each process refreshes the members of its own open sockets every ttl / 3 seconds (its
+  heartbeat). A live connection so never expires, and the connections of a process that died
+  without cleaning up stop counting at most ttl after its last heartbeat.
+- A socket that closes sets its member's score to now: the member stays, as the time the seat
+  left.
+- A seat is *connected* while one of its members has a score after now; otherwise it is *away
+  since* the highest score of its members (its last close, or the expiry of a dead process's
+  connection). A seat without any member never connected, or left long ago.
+- Every write also drops the members that ended more than ``keep`` seconds ago
+  (``absent_seconds`` + ttl: by then the seat has been away long enough to be handed to a bot),
+  and sets the key to expire once nobody has written to it for ``keep`` + ttl seconds.
+
+Times are wall-clock seconds compared across processes: the servers' clocks must agree (NTP).
+
+Redis errors never escape this module but as :class:`PresenceUnavailableError`, raised by
+:meth:`RedisPresence.read` only. A failed write is logged and dropped: the heartbeat writes
+again, and a connection that could not be marked closed expires by itself (its seat looks
+connected for longer, never shorter). Failures are logged once per outage, not once per call.
+On a failed read the service shows the last known flags (and its own sockets) in the lobby, and
+refuses to hand a person's seat to a bot (503 ``presence-unavailable``): it cannot tell whether
+that person is at the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+log = logging.getLogger("gotown.server.presence")
+
+
+class PresenceUnavailableError(Exception):
+    """Redis did not answer: nobody can tell which seats are connected right now."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Presence of one game on every process, at one moment."""
+
+    connected: frozenset[int] = frozenset()
+    """Seats with at least one open connection."""
+    away_since: Mapping[int, float] = field(default_factory=dict)
+    """Seats with closed or expired connections only: when the last one ended (wall clock)."""
+
+
+def presence_key(game_id: str) -> str:
+    return f"gotown.presence.{game_id}"
+
+
+def member(seat: int, connection: str) -> str:
+    return f"{seat}:{connection}"
+
+
+def snapshot_of(entries: Iterable[tuple[Any, float]], now: float) -> Snapshot:
+    """The snapshot from the sorted set's (member, score) pairs, as seen at ``now``."""
+    connected: set[int] = set()
+    away: dict[int, float] = {}
+    for name, score in entries:
+        text = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
+        try:
+            seat = int(text.split(":", 1)[0])
+        except ValueError:
+            continue  # not ours
+        if score > now:
+            connected.add(seat)
+        else:
+            away[seat] = max(score, away.get(seat, score))
+    for seat in connected:
+        away.pop(seat, None)
+    return Snapshot(frozenset(connected), away)
+
+
+class RedisPresence:
+    """Presence of every game in one Redis (see the module's docstring)."""
+
+    def __init__(self, url: str, *, ttl: float, keep: float, timeout: float = 2.0) -> None:
+        from redis import asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        if ttl <= 0:
+            raise ValueError("the presence ttl must be > 0")
+        parsed = urlparse(url)
+        self.where = f"{parsed.hostname}:{parsed.port or 6379}{parsed.path}"  # no password
+        self.ttl = ttl
+        self.interval = ttl / 3
+        """Seconds between two heartbeats of a process."""
+        self.keep = max(keep, ttl)
+        # Fail fast (one quick retry, for a connection Redis dropped): a request must not hang on
+        # an outage, and the heartbeat tries again anyway.
+        self._redis: Any = aioredis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 1),
+        )
+        self._healthy = True
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+    # --- writing (never raises) -----------------------------------------------------------------
+
+    async def refresh(self, game_id: str, connections: Mapping[str, int]) -> None:
+        """Open (or keep open) these connections (connection id -> seat) for ttl seconds."""
+        now = time.time()
+        await self._write(
+            game_id, {member(seat, c): now + self.ttl for c, seat in connections.items()}, now
+        )
+
+    async def end(self, game_id: str, seat: int, connection: str) -> None:
+        """This connection closed now: its seat is away from now on, unless another is open."""
+        now = time.time()
+        await self._write(game_id, {member(seat, connection): now}, now)
+
+    async def _write(self, game_id: str, scores: Mapping[str, float], now: float) -> None:
+        key = presence_key(game_id)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                if scores:
+                    pipe.zadd(key, dict(scores))
+                pipe.zremrangebyscore(key, "-inf", now - self.keep)
+                pipe.expire(key, math.ceil(self.keep + self.ttl) + 1)
+                await pipe.execute()
+        except Exception as exc:
+            self._failed("write to", exc)
+            return
+        self._answered()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    async def read(self, game_id: str) -> Snapshot:
+        """Every process's presence for this game (:class:`PresenceUnavailableError` when Redis
+        does not answer)."""
+        try:
+            entries = await self._redis.zrange(presence_key(game_id), 0, -1, withscores=True)
+        except Exception as exc:
+            self._failed("read from", exc)
+            raise PresenceUnavailableError(f"presence in Redis is unavailable: {exc}") from exc
+        self._answered()
+        return snapshot_of(entries, time.time())
+
+    # --- health -------------------------------------------------------------------------------
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        if self._healthy:
+            self._healthy = False
+            log.error("cannot %s Redis for presence (%s): %r; seats keep their last known "
+                      "presence and are not handed to bots until it answers",
+                      what, self.where, exc)  # fmt: skip
+        else:
+            log.debug("cannot %s Redis for presence: %r", what, exc)
+
+    def _answered(self) -> None:
+        if not self._healthy:
+            self._healthy = True
+            log.warning("Redis answers again for presence (%s)", self.where)
