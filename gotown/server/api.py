@@ -233,6 +233,8 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     try:
         await service.tell_opened(live, connection)
         async with service.pubsub.subscribe(game_id) as notices:
+            # Subscribed: a change from now on is noticed; one made before is caught up here.
+            await service.catch_up(live)
             first_state = await service.state_for(live, seat, base)
             await websocket.send_json(
                 {"type": "state", "state": first_state.model_dump(mode="json")}

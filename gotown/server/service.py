@@ -9,6 +9,13 @@ Rules:
 - Presence (which seats have a WebSocket open, since when a seat is away) lives in the process
   with ``memory://``, and in Redis with ``redis://`` so that every process sees the connections
   of all (:mod:`gotown.server.presence`).
+- With ``redis://`` several processes share the database, so a game held in memory may be behind
+  it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
+  the database's and reloads the game when they differ; a process holding sockets of a game does
+  so at every heartbeat too. Notices only make this quicker: one that is lost costs nothing but
+  time. With ``memory://`` there is one process, whose memory is always current: no such query.
+  Writes that decide on what a seat or the game was are also conditional in the database
+  (an action per version, a free seat, a seat's kind, a status, a rematch).
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from . import schemas
 from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
-from .storage import ConflictError, Store, StoredGame, StoredSeat
+from .storage import ConflictError, Store, StoredGame, StoredSeat, stamp_of
 
 log = logging.getLogger("gotown.server")
 
@@ -156,7 +163,10 @@ class GameService:
         self._started_wall = time.time()
         self._background: set[asyncio.Task[None]] = set()
         self.presence: RedisPresence | None = None
-        if urlparse(settings.broadcast_url).scheme in ("redis", "rediss"):
+        # Several processes (sharing the database) or one: with several, a game in memory is
+        # checked against the database before it is used.
+        self.shared = urlparse(settings.broadcast_url).scheme in ("redis", "rediss")
+        if self.shared:
             self.presence = RedisPresence(
                 settings.broadcast_url,
                 ttl=settings.presence_ttl,
@@ -202,28 +212,74 @@ class GameService:
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
 
-    async def _live(self, game_id: str, *, reload: bool = False) -> LiveGame:
+    async def _live(self, game_id: str) -> LiveGame:
+        """The game held in memory, loaded first if it is not (see :meth:`_current`)."""
         live = self._games.get(game_id)
-        if live is not None and not reload:
+        if live is not None:
             return live
         async with self._load_lock:
             live = self._games.get(game_id)
-            if live is not None and not reload:
-                return live
-            stored = await self._db(self.store.load_game, game_id)
-            if stored is None:
-                raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
-            game = await asyncio.to_thread(rebuild, stored)
-            if game is not None and game.is_over and stored.status != "over":
-                # The last action was stored but the server stopped before marking the end.
-                await self._db(self.store.set_status, game_id, "over")
-                stored.status = "over"
             if live is None:
+                stored, game = await self._load(game_id)
                 live = LiveGame(stored=stored, game=game)
                 self._games[game_id] = live
-            else:
-                live.stored, live.game = stored, game
             return live
+
+    async def _load(self, game_id: str) -> tuple[StoredGame, Game | None]:
+        stored = await self._db(self.store.load_game, game_id)
+        if stored is None:
+            raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
+        game = await asyncio.to_thread(rebuild, stored)
+        if game is not None and game.is_over and stored.status != "over":
+            # The last action was stored but the server stopped before marking the end.
+            await self._db(self.store.set_status, game_id, "over")
+            stored.status = "over"
+        return stored, game
+
+    async def _reload(self, live: LiveGame) -> None:
+        """Load ``live`` again from the database; the caller holds its lock."""
+        live.stored, live.game = await self._load(live.stored.id)
+
+    async def _current(self, game_id: str) -> LiveGame:
+        """The live game, as current as the database: what every request starts from.
+
+        With one process (``memory://``) memory is always current. With several, the game
+        held in memory is checked first (:meth:`_catch_up`: one small query)."""
+        live = self._games.get(game_id)
+        if live is None:
+            return await self._live(game_id)  # just loaded
+        if self.shared:
+            await self._catch_up(live)
+        return live
+
+    async def _catch_up(self, live: LiveGame, *, locked: bool = False) -> bool:
+        """Reload ``live`` if the database holds a change it lacks (another process's, whose
+        notice may have been lost); this process's sockets of the game are then told. True
+        when it was reloaded. ``locked``: the caller holds the game's lock."""
+        stamp = await self._db(self.store.stamp, live.stored.id)
+        if stamp is not None and stamp == stamp_of(live.stored):
+            return False
+        before = live.version
+        if locked:
+            await self._reload(live)
+        else:
+            async with live.lock:
+                await self._reload(live)
+        if live.sockets:
+            change = "action" if live.version != before else "lobby"
+            self.pubsub.deliver_locally(
+                Notice(live.stored.id, live.version, change, self.pubsub.id)
+            )
+        return True
+
+    async def catch_up(self, live: LiveGame) -> None:
+        """:meth:`_catch_up` when several processes share the database (a socket opening);
+        never raises (the heartbeat tries again)."""
+        if self.shared:
+            try:
+                await self._catch_up(live)
+            except Exception:
+                log.exception("cannot check game %s against the database", live.stored.id)
 
     async def refresh(self, notice: Notice) -> None:
         """Catch up with a change made by another process."""
@@ -233,7 +289,7 @@ class GameService:
         if live is not None and (notice.version > live.version or notice.change == "lobby"):
             async with live.lock:
                 if notice.version > live.version or notice.change == "lobby":
-                    await self._live(notice.game_id, reload=True)
+                    await self._reload(live)
 
     # --- seats and tokens --------------------------------------------------------------------
 
@@ -259,7 +315,7 @@ class GameService:
 
     async def resolve_token(self, game_id: str, token: str | None) -> int | None:
         """The seat of a token; None for no token (a spectator); 403 for a wrong token."""
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         if token:
             return self._require_seat(live, token)
         return None
@@ -351,7 +407,7 @@ class GameService:
         return game_id
 
     async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         if not hmac.compare_digest(
             live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
         ):
@@ -368,10 +424,13 @@ class GameService:
                 raise ServiceError(409, "seat-taken", f"seat {seat + 1} is not free")
             token = secrets.token_urlsafe(24)
             if not await self._db(self.store.take_seat, game_id, seat, name, hash_token(token)):
-                await self._live(game_id, reload=True)
+                await self._reload(live)
                 raise ServiceError(409, "seat-taken", f"seat {seat + 1} was just taken")
             stored_seat = live.stored.seats[seat]
             stored_seat.name, stored_seat.token_hash = name, hash_token(token)
+            if self.shared:
+                # Other seats may have been taken elsewhere meanwhile: start on the facts.
+                await self._catch_up(live, locked=True)
             await self._maybe_start(live)
         await self._notify(live, "lobby")
         return schemas.JoinedOut(
@@ -385,9 +444,11 @@ class GameService:
         """Start the game once every seat is filled (by a person or a bot)."""
         if live.stored.status != "lobby" or any(s.is_free for s in live.stored.seats):
             return
-        live.game = _new_game(live.stored)
-        await self._db(self.store.set_status, live.stored.id, "playing")
-        live.stored.status = "playing"
+        if await self._db(self.store.set_status, live.stored.id, "playing", "lobby"):
+            live.game = _new_game(live.stored)
+            live.stored.status = "playing"
+        else:  # another process started it first (and it may have gone on since)
+            await self._reload(live)
         self._kick_bots(live)
 
     # --- reading -----------------------------------------------------------------------------
@@ -459,7 +520,7 @@ class GameService:
         return self.state_of(live, seat, base_url)
 
     async def state(self, game_id: str, token: str | None, base_url: str) -> schemas.StateOut:
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token) if token else None
         return await self.state_for(live, seat, base_url)
 
@@ -467,7 +528,7 @@ class GameService:
         self, game_id: str, base_url: str, token: str | None = None, *, invited: bool = False
     ) -> schemas.LobbyOut:
         """The lobby; with the invitation link for a seat's token (or ``invited``)."""
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         if token:
             self._require_seat(live, token)
             invited = True
@@ -479,9 +540,13 @@ class GameService:
     async def act(
         self, game_id: str, token: str | None, body: schemas.ActionIn, base_url: str
     ) -> schemas.StateOut:
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token)
         async with live.lock:
+            if self.shared and (live.game is None or body.version > live.game.version):
+                # The client has seen more than this process (another process moved since the
+                # request began): catch up rather than refuse a current version as stale.
+                await self._catch_up(live, locked=True)
             if live.stored.seats[seat].kind == "bot":
                 raise ServiceError(
                     409, "seat-is-bot", "a bot plays this seat now; take it back first"
@@ -525,7 +590,7 @@ class GameService:
                 self.store.append_action, live.stored.id, version, seat, action.to_json()
             )
         except ConflictError as exc:
-            await self._live(live.stored.id, reload=True)
+            await self._reload(live)
             raise ServiceError(409, "stale-version", "another action was applied first") from exc
         live.game = after
         live.stored.actions.append(action.to_json())
@@ -593,6 +658,15 @@ class GameService:
                 log.exception("the bot of seat %s failed in game %s", seat, live.stored.id)
                 action = fallback
             async with live.lock:
+                if self.shared:
+                    # Another process may have moved, or the seat's person taken it back there.
+                    try:
+                        reloaded = await self._catch_up(live, locked=True)
+                    except Exception:
+                        log.exception("cannot check game %s before a bot move", live.stored.id)
+                        return
+                    if reloaded and live.version != version:
+                        return  # another process moved: it plays the bots on from there
                 if live.game is None or live.game.version != version:
                     continue  # somebody else moved meanwhile: think again
                 if live.stored.seats[seat].kind != "bot":
@@ -639,7 +713,7 @@ class GameService:
         return lambda: [(a, float(p)) for a, p in hint_fn(view, legal, seed, 3)]
 
     async def hint(self, game_id: str, token: str | None) -> schemas.HintOut:
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token)
         game = live.game
         if game is None or game.is_over:
@@ -663,7 +737,7 @@ class GameService:
         only ever looks from the seat to act, and only through that seat's view). Each is
         computed once per game version and seat.
         """
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token)
         game = live.game
         if game is None or game.is_over:
@@ -777,12 +851,19 @@ class GameService:
     async def _heartbeat(self, live: LiveGame) -> None:
         """While this process holds sockets of the game: keep its seats' connections open in
         Redis, and tell its sockets when presence changed without a notice (a connection of a
-        process that died has expired)."""
+        process that died has expired), or when the game changed in the database without one
+        reaching this process (a lost notice)."""
         presence = self.presence
         assert presence is not None
         last = live.shared.connected
         while live.sockets > 0 and not self._closing:
             await asyncio.sleep(presence.interval)
+            try:
+                await self._catch_up(live)
+            except ServiceError:
+                pass  # (the game is gone: nothing to catch up with)
+            except Exception:  # the database does not answer: try again at the next beat
+                log.exception("cannot check game %s against the database", live.stored.id)
             try:
                 async with live.presence_lock:
                     if live.members:
@@ -844,7 +925,7 @@ class GameService:
         self, game_id: str, token: str | None, seat: int, level: str
     ) -> schemas.LobbyOut:
         """Another seated person hands a seat that stays away (or a free seat) to a bot."""
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         me = self._require_seat(live, token)
         if not 0 <= seat < live.stored.players:
             raise ServiceError(404, "unknown-seat", f"there is no seat {seat + 1}")
@@ -852,26 +933,39 @@ class GameService:
             raise ServiceError(
                 422, "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
             )
-        if live.stored.status == "over":
-            raise ServiceError(409, "game-over", "the game is over")
-        target = live.stored.seats[seat]
-        if seat == me:
-            pass  # handing your own seat to a bot is always allowed
-        elif target.kind == "bot":
-            raise ServiceError(409, "already-bot", "a bot already plays this seat")
-        elif not target.is_free:
-            await self._refuse_if_present(live, seat)
-        async with live.lock:
-            await self._db(self.store.set_seat_kind, game_id, seat, "bot", level)
-            target.kind, target.level = "bot", level
-            await self._maybe_start(live)
+        for _attempt in range(3):
+            if live.stored.status == "over":
+                raise ServiceError(409, "game-over", "the game is over")
+            target = live.stored.seats[seat]
+            was: tuple[str, str | None] | None = None
+            if seat == me:
+                pass  # handing your own seat to a bot is always allowed
+            elif target.kind == "bot":
+                raise ServiceError(409, "already-bot", "a bot already plays this seat")
+            else:
+                if not target.is_free:
+                    await self._refuse_if_present(live, seat)
+                # Written only if the seat is still what was decided on: a person who took it
+                # meanwhile (here, or on another process) keeps it.
+                was = (target.kind, target.token_hash)
+            async with live.lock:
+                if await self._db(self.store.set_seat_kind, game_id, seat, "bot", level, was):
+                    stored_seat = live.stored.seats[seat]
+                    stored_seat.kind, stored_seat.level = "bot", level
+                    if self.shared:
+                        await self._catch_up(live, locked=True)
+                    await self._maybe_start(live)
+                    break
+                await self._reload(live)  # the seat changed meanwhile: decide again
+        else:
+            raise ServiceError(409, "seat-taken", f"seat {seat + 1} keeps changing: try again")
         await self._notify(live, "lobby")
         self._kick_bots(live)
         return self.lobby(live, "")
 
     async def reclaim(self, game_id: str, token: str | None) -> None:
         """A person takes their seat back from the bot that played it."""
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token)
         target = live.stored.seats[seat]
         if target.kind != "bot":
@@ -884,7 +978,7 @@ class GameService:
     # --- after the game ----------------------------------------------------------------------
 
     async def replay(self, game_id: str, token: str | None) -> schemas.ReplayOut:
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token) if token else None
         if live.stored.status != "over":
             raise ServiceError(409, "not-over", "the replay opens when the game is over")
@@ -923,7 +1017,7 @@ class GameService:
 
     async def rematch(self, game_id: str, token: str | None, base_url: str) -> schemas.JoinedOut:
         """Create the rematch (same seats, options, language) or join it, in the same seat."""
-        live = await self._live(game_id)
+        live = await self._current(game_id)
         seat = self._require_seat(live, token)
         if live.stored.status != "over":
             raise ServiceError(409, "not-over", "a rematch can start when the game is over")
@@ -945,12 +1039,12 @@ class GameService:
                 created = await self.create_game(spec, base_url, rematch_of=game_id)
                 if await self._db(self.store.set_rematch, game_id, created.game_id):
                     live.stored.rematch_id = created.game_id
-                else:
-                    await self._live(game_id, reload=True)
+                else:  # another process linked one first (the game just made stays unused)
+                    await self._reload(live)
         await self._notify(live, "lobby")
         rematch_id = live.stored.rematch_id
         assert rematch_id is not None
-        new = await self._live(rematch_id)
+        new = await self._current(rematch_id)
         if new.stored.seats[seat].kind == "bot":
             raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
         return await self.join(

@@ -23,6 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    func,
     select,
     update,
 )
@@ -117,6 +118,23 @@ class StoredGame:
     rematch_id: str | None = None
 
 
+#: What a game's record looks like now, in short: status, rematch, number of actions and every
+#: seat (number, kind, level, name, token hash). Equal stamps mean equal records (the rest of a
+#: record never changes), so comparing one with the database tells whether a copy is current.
+SeatStamp = tuple[int, str, str | None, str | None, str | None]
+Stamp = tuple[str, str | None, int, tuple[SeatStamp, ...]]
+
+
+def stamp_of(game: StoredGame) -> Stamp:
+    """The stamp of a record held in memory (compare with :meth:`Store.stamp`)."""
+    return (
+        game.status,
+        game.rematch_id,
+        len(game.actions),
+        tuple((s.seat, s.kind, s.level, s.name, s.token_hash) for s in game.seats),
+    )
+
+
 class ConflictError(Exception):
     """Another writer got there first (an action at that version is already stored)."""
 
@@ -209,6 +227,39 @@ class Store:
                 rematch_id=row.rematch_id,
             )
 
+    def stamp(self, game_id: str) -> Stamp | None:
+        """The game's :data:`Stamp` as stored now (None for no such game): one small query, so
+        that a process can check its copy of a game before answering from it."""
+        count = (
+            select(func.count(ActionRow.id)).where(ActionRow.game_id == game_id).scalar_subquery()
+        )
+        query = (
+            select(
+                GameRow.status,
+                GameRow.rematch_id,
+                count,
+                SeatRow.seat,
+                SeatRow.kind,
+                SeatRow.level,
+                SeatRow.name,
+                SeatRow.token_hash,
+            )
+            .join(SeatRow, SeatRow.game_id == GameRow.id)
+            .where(GameRow.id == game_id)
+            .order_by(SeatRow.seat)
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        if not rows:
+            return None
+        first = rows[0]
+        return (
+            first[0],
+            first[1],
+            int(first[2]),
+            tuple((r[3], r[4], r[5], r[6], r[7]) for r in rows),
+        )
+
     def game_id_for_invite(self, code: str) -> str | None:
         with self.session() as s:
             return s.scalar(select(GameRow.id).where(GameRow.invite_code == code))
@@ -217,9 +268,14 @@ class Store:
         with self.session() as s:
             return list(s.scalars(select(GameRow.id).where(GameRow.status == status)).all())
 
-    def set_status(self, game_id: str, status: str) -> None:
+    def set_status(self, game_id: str, status: str, was: str | None = None) -> bool:
+        """Set the status (only if it is ``was`` now, when given); False when it was not."""
         with self.session() as s, s.begin():
-            s.execute(update(GameRow).where(GameRow.id == game_id).values(status=status))
+            query = update(GameRow).where(GameRow.id == game_id)
+            if was is not None:
+                query = query.where(GameRow.status == was)
+            result = s.execute(query.values(status=status))
+            return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def set_rematch(self, game_id: str, rematch_id: str) -> bool:
         """Link a rematch; False when another one was linked first."""
@@ -248,13 +304,28 @@ class Store:
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def set_seat_kind(self, game_id: str, seat: int, kind: str, level: str | None) -> None:
+    def set_seat_kind(
+        self,
+        game_id: str,
+        seat: int,
+        kind: str,
+        level: str | None,
+        was: tuple[str, str | None] | None = None,
+    ) -> bool:
+        """Make the seat a person's or a bot's; with ``was`` = (kind, token hash) only if the
+        seat is still that (nobody took or changed it meanwhile). False when it was not."""
         with self.session() as s, s.begin():
-            s.execute(
-                update(SeatRow)
-                .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
-                .values(kind=kind, level=level)
-            )
+            query = update(SeatRow).where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            if was is not None:
+                was_kind, was_token = was
+                query = query.where(
+                    SeatRow.kind == was_kind,
+                    SeatRow.token_hash.is_(None)
+                    if was_token is None
+                    else SeatRow.token_hash == was_token,
+                )
+            result = s.execute(query.values(kind=kind, level=level))
+            return bool(result.rowcount)  # type: ignore[attr-defined]
 
     # --- actions -----------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from gotown.server.storage import Base, Store, StoredGame, StoredSeat
+from gotown.server.storage import Base, Store, StoredGame, StoredSeat, stamp_of
 
 
 def _differences(store: Store) -> list[object]:
@@ -40,5 +40,47 @@ def test_a_database_made_before_migrations_is_adopted(database_url: str) -> None
         assert _differences(store) == []
         loaded = store.load_game("g")
         assert loaded is not None and loaded.invite_code == "c"
+    finally:
+        store.dispose()
+
+
+def test_the_stamp_follows_every_write_and_conditional_writes_check_first(
+    database_url: str,
+) -> None:
+    store = Store(database_url)
+    try:
+        store.migrate()
+        game = StoredGame(
+            id="s", players=2, seed=1, options={}, language="en", invite_code="cs",
+            status="lobby", seats=[StoredSeat(0, "human", None, "A", "ha"),
+                                   StoredSeat(1, "human", None, None, None)],
+        )  # fmt: skip
+        store.create_game(game)
+        assert store.stamp("missing") is None
+        stamps = [store.stamp("s")]
+        assert stamps[0] == stamp_of(game)
+        # A seat handed over only while it is still what was decided on.
+        assert not store.set_seat_kind("s", 1, "bot", "easy", ("human", "someone"))
+        assert not store.set_seat_kind("s", 1, "bot", "easy", ("bot", None))
+        assert store.stamp("s") == stamps[-1]
+        assert store.take_seat("s", 1, "B", "hb")
+        stamps.append(store.stamp("s"))
+        assert not store.set_seat_kind("s", 1, "bot", "easy", ("human", None))
+        assert store.set_seat_kind("s", 1, "bot", "easy", ("human", "hb"))
+        stamps.append(store.stamp("s"))
+        # A status changed only from the one expected.
+        assert not store.set_status("s", "playing", "over")
+        assert store.set_status("s", "playing", "lobby")
+        stamps.append(store.stamp("s"))
+        store.append_action("s", 0, 0, {"type": "end-turn"})
+        stamps.append(store.stamp("s"))
+        assert store.set_rematch("s", "r")
+        stamps.append(store.stamp("s"))
+        assert len(set(stamps)) == len(stamps)  # every write changed it
+        loaded = store.load_game("s")
+        assert loaded is not None and stamp_of(loaded) == stamps[-1]
+        assert stamps[-1] == (
+            "playing", "r", 1, ((0, "human", None, "A", "ha"), (1, "bot", "easy", "B", "hb"))
+        )  # fmt: skip
     finally:
         store.dispose()

@@ -1,0 +1,364 @@
+"""Several processes sharing one database and one Redis: a process that served a game earlier
+(and so holds it in memory) answers and acts on the database's facts, not on its old copy, even
+when it holds no socket of the game or when a notice is lost."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gotown.server.pubsub import Notice
+from gotown.server.service import GameService, hash_token
+from gotown.server.settings import Settings
+
+from .conftest import REDIS_URL, auth, choose, invite_code, new_game, running, state
+from .test_presence import _hand_over, _refused, _state_where
+
+
+def _service(client: TestClient) -> GameService:
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    return service
+
+
+def _lose_notices(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> None:
+    """Every notice this process publishes is lost (as in a Redis blip): nobody hears of it."""
+
+    async def lost(_notice: Notice) -> None:
+        return None
+
+    monkeypatch.setattr(_service(client).pubsub, "publish", lost)
+
+
+def _play(client: TestClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:
+    """One action of the seat to act, through ``client``'s REST API; answers the new version."""
+    active = state(client, game_id)["view"]["active"]
+    mine = state(client, game_id, tokens[active])
+    r = client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": mine["version"], "action": choose(mine["legal"], rng)},
+        headers=auth(tokens[active]),
+    )
+    assert r.status_code == 200, r.text
+    version: int = r.json()["version"]
+    return version
+
+
+def _lobby(client: TestClient, game_id: str) -> dict[str, Any]:
+    r = client.get(f"/api/games/{game_id}/lobby")
+    assert r.status_code == 200, r.text
+    lobby: dict[str, Any] = r.json()
+    return lobby
+
+
+def test_a_process_that_read_a_game_follows_actions_made_on_another(settings: Settings) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=51)
+        # One serves the game over HTTP (it now holds it in memory) and holds no socket of it.
+        assert state(one, gid, tokens[0])["version"] == 0
+        assert _lobby(one, gid)["status"] == "playing"
+        rng = random.Random(5)
+        for _ in range(3):
+            version = _play(two, gid, tokens, rng)
+        assert version == 3
+        # One answers with the other's changes...
+        seen = state(one, gid)
+        assert seen["version"] == 3
+        assert seen["view"] == state(two, gid)["view"]
+        for seat in (0, 1):
+            assert state(one, gid, tokens[seat])["view"] == state(two, gid, tokens[seat])["view"]
+        # ...and accepts an action made on the version it showed (no "stale-version").
+        assert _play(one, gid, tokens, rng) == 4
+        assert state(two, gid)["version"] == 4
+        # Back and forth: each process takes the other's last move into account.
+        assert _play(two, gid, tokens, rng) == 5
+        assert _play(one, gid, tokens, rng) == 6
+
+
+def test_a_lost_notice_does_not_make_a_current_version_stale(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A heartbeat so slow that it cannot be what brings one up to date here.
+    shared = settings.with_(broadcast_url=REDIS_URL, presence_ttl=600)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=52)
+        with one.websocket_connect(f"/ws/games/{gid}") as ws:
+            # One holds a socket, so it listens to the game's notices; two's are lost.
+            ws.send_json({"token": None})
+            assert _state_where(ws)["version"] == 0
+            _lose_notices(monkeypatch, two)
+            rng = random.Random(6)
+            assert _play(two, gid, tokens, rng) == 1
+            assert _play(two, gid, tokens, rng) == 2
+            assert state(one, gid)["version"] == 2
+            # The request that found the change also told one's sockets.
+            pushed = _state_where(ws, lambda st: st["version"] == 2)
+            assert pushed["view"] == state(two, gid)["view"]
+            assert _play(one, gid, tokens, rng) == 3
+            assert state(two, gid)["version"] == 3
+            # An action whose version one has never seen (it was played on two, unheard of):
+            # accepted, not refused as stale.
+            assert _play(two, gid, tokens, rng) == 4
+            active = state(two, gid)["view"]["active"]
+            mine = state(two, gid, tokens[active])
+            r = one.post(
+                f"/api/games/{gid}/actions",
+                json={"version": 4, "action": choose(mine["legal"], rng)},
+                headers=auth(tokens[active]),
+            )
+            assert r.status_code == 200, r.text
+            assert r.json()["version"] == 5
+
+
+def test_sockets_catch_up_with_a_change_nobody_announced(settings: Settings) -> None:
+    # A quick heartbeat: it checks the database for what no notice announced.
+    shared = settings.with_(broadcast_url=REDIS_URL, presence_ttl=0.6)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=53)
+        with one.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[0]})
+            first = _state_where(ws)
+            active = first["view"]["active"]
+            # Two stores an action and dies before it publishes anything.
+            _service(two).store.append_action(gid, 0, active, {"type": "end-turn"})
+            pushed = _state_where(ws, lambda st: st["version"] == 1)
+            assert pushed["view"]["active"] == 1 - active
+            assert pushed["view"] == state(two, gid, tokens[0])["view"]
+            # One accepts the next action, made on the version its socket showed.
+            r = one.post(
+                f"/api/games/{gid}/actions",
+                json={"version": 1, "action": {"type": "end-turn"}},
+                headers=auth(tokens[1 - active]),
+            )
+            assert r.status_code == 200, r.text
+            assert _state_where(ws, lambda st: st["version"] == 2)["view"]["active"] == active
+
+
+def test_seats_given_away_on_another_process_are_seen_and_kept(settings: Settings) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        r = one.post(
+            "/api/games",
+            json={
+                "seats": [{"kind": "human"}] * 3,
+                "name": "Anna",
+                "seed": 54,
+                "options": {"win_floors": 4, "first_player": 0},
+            },
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        gid, anna, code = created["game_id"], created["token"], invite_code(created)
+        before = _lobby(one, gid)
+        assert [s["taken"] for s in before["seats"]] == [True, False, False]
+        # On two, Anna hands the third seat to a bot.
+        assert _hand_over(two, gid, anna, 2).status_code == 200
+        seats = _lobby(one, gid)["seats"]
+        assert seats[2]["kind"] == "bot" and seats[2]["taken"]
+        # One refuses a person the seat two gave away, with the usual refusal.
+        r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Cleo", "seat": 2})
+        _refused(r, 409, "seat-taken")
+        assert _lobby(two, gid)["seats"][2]["kind"] == "bot"
+        # Bob takes the last free seat on one: every seat is filled, so the game starts.
+        r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 1})
+        assert r.status_code == 200, r.text
+        bob = r.json()["token"]
+        assert state(one, gid, bob)["status"] == "playing"
+        assert state(two, gid, bob)["status"] == "playing"
+        assert state(two, gid, anna)["legal"]  # Anna (first) can play, on either process
+        r = two.post(f"/api/games/{gid}/join", json={"code": code, "name": "Dan"})
+        _refused(r, 409, "no-free-seat")
+
+
+def test_a_seat_joined_on_another_process_is_not_handed_to_a_bot(settings: Settings) -> None:
+    # absent_seconds=0: only Bob's open socket may refuse the hand-over.
+    shared = settings.with_(broadcast_url=REDIS_URL, absent_seconds=0)
+    with running(shared) as one, running(shared) as two:
+        r = one.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna", "seed": 55}
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        gid, anna, code = created["game_id"], created["token"], invite_code(created)
+        assert [s["taken"] for s in _lobby(one, gid)["seats"]] == [True, False]
+        # Bob joins on two and opens his socket there.
+        r = two.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 1})
+        assert r.status_code == 200, r.text
+        bob = r.json()["token"]
+        with two.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": bob})
+            _state_where(ws)
+            lobby = _lobby(one, gid)
+            assert lobby["status"] == "playing"
+            assert lobby["seats"][1] == {
+                "seat": 1, "kind": "human", "level": None, "name": "Bob", "taken": True,
+                "connected": True,
+            }  # fmt: skip
+            # One knows Bob's token, and does not give his seat away while he is connected.
+            assert state(one, gid, bob)["seat"] == 1
+            _refused(_hand_over(one, gid, anna, 1), 409, "seat-present", "is connected")
+            r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Cleo", "seat": 1})
+            _refused(r, 409, "no-free-seat")
+            seat = state(two, gid, bob)["lobby"]["seats"][1]
+            assert (seat["kind"], seat["name"]) == ("human", "Bob")
+
+
+def test_a_seat_handed_to_a_bot_on_another_process_is_a_bot_s_on_every_process(
+    settings: Settings,
+) -> None:
+    # The bot thinks long enough that it has not moved when Anna tries to.
+    shared = settings.with_(broadcast_url=REDIS_URL, bot_delay=60)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=56, options={"first_player": 0})
+        assert state(one, gid, tokens[0])["legal"]
+        # Anna hands her own seat to a bot on two; on one she may not play it any more.
+        assert _hand_over(two, gid, tokens[0], 0).status_code == 200
+        assert state(one, gid, tokens[0])["legal"] == []
+        r = one.post(
+            f"/api/games/{gid}/actions",
+            json={"version": 0, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        _refused(r, 409, "seat-is-bot")
+        # She takes it back on one, and plays there.
+        assert one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
+        assert state(two, gid, tokens[0])["lobby"]["seats"][0]["kind"] == "human"
+        r = one.post(
+            f"/api/games/{gid}/actions",
+            json={"version": 0, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        assert r.status_code == 200, r.text
+
+
+# --- races: another process's write lands between a decision and the write it leads to ------------
+
+
+def test_a_seat_taken_while_it_is_handed_to_a_bot_stays_its_person_s(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL, absent_seconds=3600)
+    with running(shared) as one, running(shared) as two:
+        r = one.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna", "seed": 57}
+        )
+        gid, anna = r.json()["game_id"], r.json()["token"]
+        store = _service(one).store
+        hand_over = store.set_seat_kind
+        raced: list[bool] = []
+
+        def bob_joins_first(*args: Any) -> bool:
+            # One has decided that seat 2 is free; Bob takes it on two just before one writes.
+            if not raced:
+                raced.append(True)
+                assert _service(two).store.take_seat(gid, 1, "Bob", hash_token("bob-token"))
+            return hand_over(*args)
+
+        monkeypatch.setattr(store, "set_seat_kind", bob_joins_first)
+        # Seat 2 is now Bob's, who left less than absent_seconds ago: not handed to a bot.
+        _refused(_hand_over(one, gid, anna, 1), 409, "seat-present", "left less than")
+        assert raced
+        for client in (one, two):
+            seat = state(client, gid, "bob-token")["lobby"]["seats"][1]
+            assert (seat["kind"], seat["name"]) == ("human", "Bob")
+
+
+def test_a_game_whose_last_seats_fill_on_two_processes_at_once_starts(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        r = one.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna", "seed": 58}
+        )
+        created = r.json()
+        gid, code = created["game_id"], invite_code(created)
+        store = _service(one).store
+        take_seat = store.take_seat
+        raced: list[bool] = []
+
+        def cleo_joins_too(*args: Any) -> bool:
+            # Cleo takes seat 3 on two, while seat 2 was still free there (so two does not
+            # start the game), just before one gives seat 2 to Bob.
+            if not raced:
+                raced.append(True)
+                assert _service(two).store.take_seat(gid, 2, "Cleo", hash_token("cleo-token"))
+            return take_seat(*args)
+
+        monkeypatch.setattr(store, "take_seat", cleo_joins_too)
+        r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 1})
+        assert r.status_code == 200, r.text
+        assert raced
+        # Every seat is taken: one started the game, though Cleo's seat was free in its copy.
+        assert state(two, gid)["status"] == "playing"
+        assert state(one, gid, "cleo-token")["status"] == "playing"
+
+
+def test_an_action_on_a_version_played_after_the_check_is_accepted(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=59)
+        active = state(one, gid)["view"]["active"]
+        store = _service(one).store
+        stamp = store.stamp
+        raced: list[bool] = []
+
+        def check_then_two_moves(game_id: str) -> Any:
+            # One checks its copy (current then), and two moves right after.
+            found = stamp(game_id)
+            if not raced:
+                raced.append(True)
+                _service(two).store.append_action(gid, 0, active, {"type": "end-turn"})
+            return found
+
+        monkeypatch.setattr(store, "stamp", check_then_two_moves)
+        # The next player saw version 1 (on two) and plays it on one.
+        r = one.post(
+            f"/api/games/{gid}/actions",
+            json={"version": 1, "action": {"type": "end-turn"}},
+            headers=auth(tokens[1 - active]),
+        )
+        assert raced
+        assert r.status_code == 200, r.text
+        assert r.json()["version"] == 2
+        assert state(two, gid)["version"] == 2
+
+
+def test_a_bot_does_not_play_a_seat_taken_back_on_another_process(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=60, options={"first_player": 0})
+        thinking, go = threading.Event(), threading.Event()
+
+        class SlowBot:
+            def choose(self, _view: Any, legal: list[Any]) -> Any:
+                thinking.set()
+                assert go.wait(30)
+                return next(a for a in legal if a.type == "end-turn")
+
+        monkeypatch.setattr(_service(two), "_bot_for", lambda _live, _seat: SlowBot())
+        # Anna hands her seat to a bot on two, and takes it back on one while it thinks.
+        assert _hand_over(two, gid, tokens[0], 0).status_code == 200
+        assert thinking.wait(30)
+        assert one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
+        go.set()
+        live = _service(two)._games[gid]
+        for _ in range(3000):
+            if live.bot_task is None or live.bot_task.done():
+                break
+            time.sleep(0.01)
+        assert live.bot_task is None or live.bot_task.done()
+        # The bot did not move for her: her turn is still hers, on either process.
+        for client in (one, two):
+            st = state(client, gid, tokens[0])
+            assert st["version"] == 0 and st["lobby"]["seats"][0]["kind"] == "human"
+            assert st["legal"]
