@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 from fastapi.testclient import TestClient
-from httpx import Response
+from httpx2 import Response
 from starlette.testclient import WebSocketTestSession
 
 from gotown.server.presence import member, presence_key, snapshot_of
