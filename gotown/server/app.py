@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import schemas
 from .api import router, ws_router
-from .middleware import BodyLimitMiddleware, RateLimitMiddleware
+from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
 from .pubsub import PubSub
 from .service import GameService, ServiceError
 from .settings import Settings
@@ -28,6 +28,8 @@ STATIC_DIR = Path(str(files("gotown.server") / "static"))
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    # Counted where the notices travel: in this process, or in the Redis every process shares.
+    rate_limit = ApiRateLimit(settings.rate_limit_per_minute, settings.broadcast_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -43,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await service.close()
             await pubsub.disconnect()
+            await rate_limit.close()
             store.dispose()
 
     app = FastAPI(
@@ -55,7 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.add_middleware(RateLimitMiddleware, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(RateLimitMiddleware, limit=rate_limit)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
 
     @app.exception_handler(ServiceError)

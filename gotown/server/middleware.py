@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
+import math
 import time
-from collections import deque
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlparse
 
+from limits import RateLimitItem, RateLimitItemPerMinute
+from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter
+from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+log = logging.getLogger("gotown.server.middleware")
 
-async def _send_error(send: Send, status: int, code: str, message: str) -> None:
+
+async def _send_error(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {
@@ -19,6 +35,7 @@ async def _send_error(send: Send, status: int, code: str, message: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *(headers or []),
             ],
         }
     )
@@ -75,39 +92,178 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
 
-class RateLimitMiddleware:
-    """At most ``per_minute`` API requests per client address in any 60-second window."""
+class ApiRateLimit:
+    """The request budget of each client address: at most ``per_minute`` requests in any
+    60-second window (``per_minute <= 0``: no limit).
 
-    def __init__(self, app: ASGIApp, per_minute: int, prefix: str = "/api/") -> None:
-        self.app = app
+    It is the `limits` library's moving-window strategy
+    (:class:`limits.aio.strategies.MovingWindowRateLimiter`): exact, unlike a fixed window (twice
+    the rate across a window's edge) or the sliding-window counter (an estimate), and it tells
+    when the oldest request leaves the window, which becomes the 429's ``Retry-After``. The
+    counts are kept where ``storage_url`` says, the same URL as the pub/sub's:
+
+    - ``memory://``: in this process (:class:`limits.aio.storage.MemoryStorage`);
+    - ``redis://`` / ``rediss://``: in that Redis (:class:`limits.aio.storage.RedisStorage`
+      through redis-py's asyncio client, ``implementation="redispy"``), so that every process
+      sharing the Redis shares each address's budget. A Redis list per address and limit, of
+      the times of its last ``per_minute`` requests, under
+      ``{key_prefix}:api/{address}/{per_minute}/1/minute``, expiring 60 s after the address's
+      last request. The times are the processes' wall clocks: processes on several hosts need
+      synchronised clocks.
+
+    A Redis outage fails open: :meth:`hit` never raises, and while Redis does not answer every
+    request is served without a limit (the site stays up; abuse is not counted meanwhile). The
+    outage is logged once, as an error, when it starts, and once, as a warning, when Redis
+    answers again; in between Redis is tried again at most every ``outage_retry`` seconds (the
+    requests in between do not wait on it), each try bounded by ``timeout`` seconds (and one
+    immediate retry, for a connection Redis dropped).
+    """
+
+    WINDOW = 60
+    """Seconds."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        storage_url: str = "memory://",
+        *,
+        key_prefix: str = "gotown.ratelimit",
+        timeout: float = 1.0,
+        outage_retry: float = 5.0,
+    ) -> None:
+        parsed = urlparse(storage_url)
+        if parsed.scheme not in ("memory", "redis", "rediss"):
+            raise ValueError(f"unsupported rate-limit storage {storage_url!r}: memory or redis")
+        self.item: RateLimitItem | None = (
+            RateLimitItemPerMinute(per_minute, namespace="api") if per_minute > 0 else None
+        )
         self.per_minute = per_minute
+        self.url = storage_url
+        self.where = f"{parsed.hostname}:{parsed.port or 6379}{parsed.path}"  # no password
+        self.key_prefix = key_prefix
+        self.timeout = timeout
+        self.outage_retry = outage_retry
+        self._remote = parsed.scheme != "memory"
+        self._limiter: MovingWindowRateLimiter | None = None
+        self._memory: MemoryStorage | None = None
+        self._pool: Any = None  # redis.asyncio.ConnectionPool, ours to close
+        self._healthy = True
+        self._next_try = 0.0  # while Redis is down: monotonic time of the next try
+
+    @property
+    def enabled(self) -> bool:
+        return self.item is not None
+
+    def _open(self) -> MovingWindowRateLimiter:
+        """The limiter, made on first use (in the server's event loop)."""
+        if self._limiter is None:
+            storage: RedisStorage | MemoryStorage
+            if self._remote:
+                from redis.asyncio import ConnectionPool
+                from redis.asyncio.retry import Retry
+                from redis.backoff import NoBackoff
+
+                # Our own pool, to close it with the app (limits' storage has no close); fail
+                # fast: a request must not hang on an outage.
+                self._pool = ConnectionPool.from_url(
+                    self.url,
+                    socket_timeout=self.timeout,
+                    socket_connect_timeout=self.timeout,
+                    retry=Retry(NoBackoff(), 1),
+                )
+                storage = RedisStorage(
+                    f"async+{self.url}",
+                    implementation="redispy",
+                    key_prefix=self.key_prefix,
+                    connection_pool=cast(Any, self._pool),  # typed there as float | str | bool
+                )
+            else:
+                storage = self._memory = MemoryStorage()
+            self._limiter = MovingWindowRateLimiter(storage)
+        return self._limiter
+
+    async def hit(self, client: str) -> int | None:
+        """Count a request of ``client``: None when it may go on, else the whole seconds (at
+        least 1) until its window has room again. Never raises (see the class's docstring)."""
+        if self.item is None:
+            return None
+        if not self._healthy and time.monotonic() < self._next_try:
+            return None  # Redis is down: fail open without waiting on it
+        limiter = self._open()
+        try:
+            if await limiter.hit(self.item, client):
+                self._answered()
+                return None
+        except Exception as exc:
+            self._failed(exc)
+            return None
+        self._answered()
+        try:
+            reset = (await limiter.get_window_stats(self.item, client)).reset_time
+        except Exception as exc:  # refused all the same; the window's length is an upper bound
+            self._failed(exc)
+            return self.WINDOW
+        return min(self.WINDOW, max(1, math.ceil(reset - time.time())))
+
+    async def close(self) -> None:
+        """Let go of the connections (and of the in-memory counts); usable again after."""
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await self._pool.aclose()
+        if self._memory is not None and self._memory.timer is not None:
+            self._memory.timer.cancel()  # its expiry sweep (it returns when cancelled)
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._memory.timer
+        self._limiter = self._memory = self._pool = None
+
+    def _failed(self, exc: BaseException) -> None:
+        self._next_try = time.monotonic() + self.outage_retry
+        error = f"{type(exc).__name__}: {exc}"
+        if self._healthy:
+            self._healthy = False
+            # A traceback only for what is not an outage (a bug would otherwise hide here).
+            expected = isinstance(exc, (RedisError, OSError, asyncio.TimeoutError))
+            log.error("cannot count requests in Redis for the rate limit (%s): %s; API "
+                      "requests are served without a limit until it answers",
+                      self.where, error, exc_info=None if expected else exc)  # fmt: skip
+        else:
+            log.debug("Redis still does not answer for the rate limit: %s", error)
+
+    def _answered(self) -> None:
+        if not self._healthy:
+            self._healthy = True
+            log.warning("Redis answers again for the rate limit (%s): requests are limited "
+                        "again", self.where)  # fmt: skip
+
+
+class RateLimitMiddleware:
+    """At most ``limit.per_minute`` API requests (paths under ``prefix``) per client address in
+    any 60-second window; more get 429 ``too-many-requests`` with a ``Retry-After`` header.
+    Pages, static files and WebSockets are not counted. See :class:`ApiRateLimit` for where the
+    counts live and what a Redis outage does (fail open)."""
+
+    def __init__(self, app: ASGIApp, limit: ApiRateLimit, prefix: str = "/api/") -> None:
+        self.app = app
+        self.limit = limit
         self.prefix = prefix
-        self._hits: dict[str, deque[float]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
-            self.per_minute <= 0
+            not self.limit.enabled
             or scope["type"] != "http"
             or not str(scope.get("path", "")).startswith(self.prefix)
         ):
             await self.app(scope, receive, send)
             return
         client: Any = scope.get("client")
-        key = str(client[0]) if client else "?"
-        now = time.monotonic()
-        hits = self._hits.setdefault(key, deque())
-        while hits and now - hits[0] > 60:
-            hits.popleft()
-        if len(hits) >= self.per_minute:
+        wait = await self.limit.hit(str(client[0]) if client else "?")
+        if wait is not None:
             await _send_error(
                 send,
                 429,
                 "too-many-requests",
-                f"more than {self.per_minute} requests in a minute: wait a moment",
+                f"more than {self.limit.per_minute} requests in a minute: wait a moment",
+                headers=[(b"retry-after", str(wait).encode())],
             )
             return
-        hits.append(now)
-        if len(self._hits) > 10_000:  # forget idle clients
-            for k in [k for k, v in self._hits.items() if not v or now - v[-1] > 60]:
-                del self._hits[k]
         await self.app(scope, receive, send)
