@@ -17,6 +17,8 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .redis_link import Link, fail_fast, location
+
 log = logging.getLogger("gotown.server.middleware")
 
 
@@ -139,7 +141,7 @@ class ApiRateLimit:
         )
         self.per_minute = per_minute
         self.url = storage_url
-        self.where = f"{parsed.hostname}:{parsed.port or 6379}{parsed.path}"  # no password
+        self.where = location(storage_url)
         self.key_prefix = key_prefix
         self.timeout = timeout
         self.outage_retry = outage_retry
@@ -147,7 +149,7 @@ class ApiRateLimit:
         self._limiter: MovingWindowRateLimiter | None = None
         self._memory: MemoryStorage | None = None
         self._pool: Any = None  # redis.asyncio.ConnectionPool, ours to close
-        self._healthy = True
+        self._link = Link()
         self._next_try = 0.0  # while Redis is down: monotonic time of the next try
 
     @property
@@ -160,17 +162,10 @@ class ApiRateLimit:
             storage: RedisStorage | MemoryStorage
             if self._remote:
                 from redis.asyncio import ConnectionPool
-                from redis.asyncio.retry import Retry
-                from redis.backoff import NoBackoff
 
                 # Our own pool, to close it with the app (limits' storage has no close); fail
                 # fast: a request must not hang on an outage.
-                self._pool = ConnectionPool.from_url(
-                    self.url,
-                    socket_timeout=self.timeout,
-                    socket_connect_timeout=self.timeout,
-                    retry=Retry(NoBackoff(), 1),
-                )
+                self._pool = ConnectionPool.from_url(self.url, **fail_fast(self.timeout))
                 storage = RedisStorage(
                     f"async+{self.url}",
                     implementation="redispy",
@@ -187,7 +182,7 @@ class ApiRateLimit:
         least 1) until its window has room again. Never raises (see the class's docstring)."""
         if self.item is None:
             return None
-        if not self._healthy and time.monotonic() < self._next_try:
+        if not self._link.healthy and time.monotonic() < self._next_try:
             return None  # Redis is down: fail open without waiting on it
         limiter = self._open()
         try:
@@ -219,8 +214,7 @@ class ApiRateLimit:
     def _failed(self, exc: BaseException) -> None:
         self._next_try = time.monotonic() + self.outage_retry
         error = f"{type(exc).__name__}: {exc}"
-        if self._healthy:
-            self._healthy = False
+        if self._link.failed():
             # A traceback only for what is not an outage (a bug would otherwise hide here).
             expected = isinstance(exc, (RedisError, OSError, asyncio.TimeoutError))
             log.error("cannot count requests in Redis for the rate limit (%s): %s; API "
@@ -230,8 +224,7 @@ class ApiRateLimit:
             log.debug("Redis still does not answer for the rate limit: %s", error)
 
     def _answered(self) -> None:
-        if not self._healthy:
-            self._healthy = True
+        if self._link.answered():
             log.warning("Redis answers again for the rate limit (%s): requests are limited "
                         "again", self.where)  # fmt: skip
 

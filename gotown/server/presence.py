@@ -42,7 +42,8 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
+
+from .redis_link import Link, fail_fast, location
 
 log = logging.getLogger("gotown.server.presence")
 
@@ -93,26 +94,18 @@ class RedisPresence:
 
     def __init__(self, url: str, *, ttl: float, keep: float, timeout: float = 2.0) -> None:
         from redis import asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
 
         if ttl <= 0:
             raise ValueError("the presence ttl must be > 0")
-        parsed = urlparse(url)
-        self.where = f"{parsed.hostname}:{parsed.port or 6379}{parsed.path}"  # no password
+        self.where = location(url)
         self.ttl = ttl
         self.interval = ttl / 3
         """Seconds between two heartbeats of a process."""
         self.keep = max(keep, ttl)
         # Fail fast (one quick retry, for a connection Redis dropped): a request must not hang on
         # an outage, and the heartbeat tries again anyway.
-        self._redis: Any = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1),
-        )
-        self._healthy = True
+        self._redis: Any = aioredis.Redis.from_url(url, **fail_fast(timeout))
+        self._link = Link()
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -162,8 +155,7 @@ class RedisPresence:
     # --- health -------------------------------------------------------------------------------
 
     def _failed(self, what: str, exc: BaseException) -> None:
-        if self._healthy:
-            self._healthy = False
+        if self._link.failed():
             log.error("cannot %s Redis for presence (%s): %r; seats keep their last known "
                       "presence and are not handed to bots until it answers",
                       what, self.where, exc)  # fmt: skip
@@ -171,6 +163,5 @@ class RedisPresence:
             log.debug("cannot %s Redis for presence: %r", what, exc)
 
     def _answered(self) -> None:
-        if not self._healthy:
-            self._healthy = True
+        if self._link.answered():
             log.warning("Redis answers again for presence (%s)", self.where)
