@@ -180,23 +180,25 @@ class Sampler:
         counts = unseen_counts(view)
         known = known_hands(view)
         # Keep only knowledge that fits the unseen pool and the hand sizes.
-        self._fixed: list[list[str]] = []
+        self._fixed: list[list[int]] = []
         for seat in range(view.players):
-            fixed: list[str] = []
+            fixed: list[int] = []
             if seat != view.seat:
                 for kind in range(KINDS):
                     for _ in range(known[seat][kind]):
                         if counts[kind] > 0 and len(fixed) < view.hand_sizes[seat]:
                             counts[kind] -= 1
-                            fixed.append(CODES[kind])
+                            fixed.append(kind)
             self._fixed.append(fixed)
         if any(c < 0 for c in counts):
             raise ValueError("the view shows more copies of a card than the deck holds")
-        self._pool = [CODES[k] for k in range(KINDS) for _ in range(counts[k])]
+        self._pool = [k for k in range(KINDS) for _ in range(counts[k])]
         hidden = sum(view.hand_sizes[s] - len(self._fixed[s]) for s in range(view.players)
                      if s != view.seat) + view.draw_size  # fmt: skip
         if hidden != len(self._pool):
             raise ValueError(f"the view hides {hidden} cards but {len(self._pool)} are unseen")
+        # Every sample copies one game built (and checked) from the view, then deals it.
+        self._template = self._first_deal()
         # Per opponent: (how many of its cards it kept through its last turn, kinds they exclude).
         self._kept: dict[int, tuple[int, set[int]]] = {}
         if infer:
@@ -208,28 +210,48 @@ class Sampler:
 
     def sample(self, rng: random.Random) -> Game:
         """A full game that agrees with the view; its future randomness is seeded by ``rng``."""
-        view = self.view
         pool = self._pool[:]
         rng.shuffle(pool)
-        kept: dict[int, list[str]] = {}
+        kept: dict[int, list[int]] = {}
         if self._kept and rng.random() < self.belief:
             for seat, (count, absent) in self._kept.items():
-                chosen: list[str] = []
-                rest: list[str] = []
-                for code in pool:
-                    if len(chosen) < count and KIND_OF[code] not in absent:
-                        chosen.append(code)
+                chosen: list[int] = []
+                rest: list[int] = []
+                for kind in pool:
+                    if len(chosen) < count and kind not in absent:
+                        chosen.append(kind)
                     else:
-                        rest.append(code)
+                        rest.append(kind)
                 kept[seat], pool = chosen, rest
+        game = self._template.copy(history=False)
+        game.seed = rng.getrandbits(63)
+        view = self.view
+        start = 0
+        for seat in range(view.players):
+            if seat == view.seat:
+                continue
+            hand = game.hands[seat] = [0] * KINDS
+            dealt = self._fixed[seat] + kept.get(seat, [])
+            for kind in dealt:
+                hand[kind] += 1
+            need = view.hand_sizes[seat] - len(dealt)
+            for kind in pool[start : start + need]:
+                hand[kind] += 1
+            start += need
+        game.draw = pool[start:][::-1]  # the top of the pile is the end of the list
+        return game
+
+    def _first_deal(self) -> Game:
+        """The unseen cards dealt in pool order, through :meth:`Game.from_view` (which checks
+        the deal against the view): the game :meth:`sample` copies and deals again."""
+        view = self.view
         hands: list[list[str] | None] = []
         start = 0
         for seat in range(view.players):
             if seat == view.seat:
                 hands.append(None)
                 continue
-            dealt = self._fixed[seat] + kept.get(seat, [])
-            need = view.hand_sizes[seat] - len(dealt)
-            hands.append(dealt + pool[start : start + need])
+            need = view.hand_sizes[seat] - len(self._fixed[seat])
+            hands.append([CODES[k] for k in self._fixed[seat] + self._pool[start : start + need]])
             start += need
-        return Game.from_view(view, hands, pool[start:], seed=rng.getrandbits(63))
+        return Game.from_view(view, hands, [CODES[k] for k in self._pool[start:]])
