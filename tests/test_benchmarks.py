@@ -10,7 +10,7 @@ from types import ModuleType
 
 from click.testing import CliRunner
 
-from gotown.engine import Game, parse_action
+from gotown.engine import Action, Game, parse_action
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # as when a script runs: it imports its neighbour duel.py
@@ -141,3 +141,61 @@ def test_the_inferring_medium_reads_the_steal_risk_off_consistent_deals() -> Non
         parse_action("2+7"),
         parse_action("7+2"),
     )
+
+
+def test_the_handicaps_benchmark_prints_every_line_and_rate_and_plots(tmp_path: Path) -> None:
+    handicaps = _load("handicaps")
+    chart = tmp_path / "handicaps.svg"
+    result = CliRunner().invoke(
+        handicaps.main,
+        ["--games", "2", "--workers", "1", "--plot", str(chart)],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    rows = [[cell.strip() for cell in line.split("│")[1:3]] for line in result.output.splitlines()]
+    for player, opponent, _ in handicaps.lines_for(handicaps.HANDICAPS, 2):
+        assert [player, opponent] in rows, result.output
+    for name in handicaps.HANDICAPS:
+        assert f"{name}: loses " in result.output
+    assert chart.read_text().lstrip().startswith("<?xml")
+
+
+def _with_top_floor(hand: list[str]) -> Game:
+    """Seat 0 to act with two unguarded floors of its own (so a dog can go on either)."""
+    return Game.from_position(
+        {
+            "players": 2,
+            "active": 0,
+            "hands": [hand, ["4", "4", "5", "6", "6"]],
+            "towers": [[["1", "8"], ["3", "6"]], []],
+            "milkshakes": [0, 0],
+        }
+    )
+
+
+def test_a_handicap_changes_only_what_it_names() -> None:
+    handicaps = _load("handicaps")
+    game = _with_top_floor(["dog", "2", "3"])
+    view, legal = game.view(0), game.legal_actions()
+
+    def play(name: str) -> Action:
+        return handicaps._bot(name, 1).choose(view, legal)
+
+    # R12: medium guards its top floor (floor 1); dog-low the lowest one; no-dog keeps the dog.
+    assert play("medium") == parse_action("dog#1")
+    assert play("dog-low") == parse_action("dog#0")
+    assert play("no-dog") == parse_action("end")
+    assert play("no-thief") == play("medium")
+    # A handicap never refuses a winning build (R20).
+    win = Game.from_position(
+        {
+            "players": 2,
+            "active": 0,
+            "hands": [["?", "4"], ["4", "4", "5", "6", "6"]],
+            "towers": [[["1", "8"], ["1", "8"], ["2", "7"], ["3", "6"]], []],
+            "milkshakes": [0, 0],
+        }
+    )
+    assert handicaps._bot("jokers-when-full", 1).choose(
+        win.view(0), win.legal_actions()
+    ) == parse_action("?+4")
