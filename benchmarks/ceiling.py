@@ -26,12 +26,11 @@ the same seed, so the lines differ only in the players (``benchmarks/duel.py``).
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Sequence
 
 import click
-from duel import Seer, print_table, run
+from duel import Seer, print_table, run, seed_and_workers
 
 from gotown.bots import HARD_ITERATIONS, make_bot
 from gotown.bots.base import Bot
@@ -121,8 +120,7 @@ def _bot(name: str, seed: int) -> Bot:
 @click.option(
     "--search-games", default=0, show_default=True, help="games per search line (0: skip them)"
 )
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", default=os.cpu_count() or 1, show_default=True)
+@seed_and_workers
 def main(games: int, search_games: int, seed: int, workers: int) -> None:
     """Measure what seeing the hidden cards is worth against medium."""
     lines = [(p, o, games) for p, o in RULE_LINES]

@@ -8,9 +8,13 @@ as in ``benchmarks/bots.sh``; a game with no winner counts as a loss.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
 
+import click
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
@@ -23,6 +27,38 @@ from gotown.engine import Game
 BotFor = Callable[[str, int], Bot]
 #: A line of the table: (player, opponent, games).
 Line = tuple[str, str, int]
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def seed_and_workers(command: Command) -> Command:
+    """The ``--seed`` and ``--workers`` options of every benchmark script."""
+    command = click.option(
+        "--workers", default=os.cpu_count() or 1, show_default=True, help="processes"
+    )(command)
+    return click.option(
+        "--seed", default=0, show_default=True, help="game i is dealt from seed * 1000003 + i"
+    )(command)
+
+
+def plot_option(what: str) -> Callable[[Command], Command]:
+    """A ``--plot FILE`` option that writes ``what`` as a chart."""
+    return click.option(
+        "--plot",
+        "plot_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help=f"write {what} as a chart (PNG, SVG, PDF)",
+    )
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Lay out, write and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    click.echo(f"wrote {path}")
 
 
 class Seer:

@@ -32,14 +32,13 @@ A candidate meets both targets when its first line is at least 90% and its secon
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 from ceiling import SeerMedium
-from duel import Line, print_table, run
+from duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
@@ -180,21 +179,13 @@ def plot(path: Path, candidates: Sequence[str], rates: dict[Line, float]) -> Non
     ax.set_title("easy >= 90% against random and medium >= 60% against easy")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 @click.command()
 @click.option("--games", default=4000, show_default=True, help="games per line")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", default=os.cpu_count() or 1, show_default=True)
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="write the trade-off as a chart (PNG, SVG, PDF)",
-)
+@seed_and_workers
+@plot_option("the trade-off")
 def main(games: int, seed: int, workers: int, plot_path: Path | None) -> None:
     """Measure every candidate easy against random and against each judge."""
     candidates = list(CANDIDATES)
@@ -210,7 +201,6 @@ def main(games: int, seed: int, workers: int, plot_path: Path | None) -> None:
     click.echo(f"meeting both targets in this sample: {', '.join(both) or 'none'}")
     if plot_path is not None:
         plot(plot_path, candidates, {(p, o): rates[(p, o)] for p, o, _ in lines})
-        click.echo(f"wrote {plot_path}")
 
 
 if __name__ == "__main__":

@@ -28,12 +28,12 @@ of 8 stops the draw, R7b):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
-from duel import Line, print_table, run
+from duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
+from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
@@ -79,10 +79,6 @@ HANDICAPS: dict[str, tuple[Rescore, float | None]] = {
     "keep-0.8": (_same, 0.8),
     "no-hold": (_same, None),
 }
-
-#: The targets of the issue, as fractions.
-AGAINST_RANDOM = 0.90
-MEDIUM_AGAINST = 0.60
 
 
 class Handicapped(RuleBot):
@@ -165,21 +161,13 @@ def plot(path: Path, handicaps: Sequence[str], rates: dict[tuple[str, str], floa
     ax.set_title("One handicap on medium: what it costs against random and against medium")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 @click.command()
 @click.option("--games", default=2000, show_default=True, help="games per line")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", default=os.cpu_count() or 1, show_default=True)
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="write the handicaps as a chart (PNG, SVG, PDF)",
-)
+@seed_and_workers
+@plot_option("the handicaps")
 def main(games: int, seed: int, workers: int, plot_path: Path | None) -> None:
     """Measure each handicapped medium against random and medium against it."""
     handicaps = list(HANDICAPS)
@@ -198,7 +186,6 @@ def main(games: int, seed: int, workers: int, plot_path: Path | None) -> None:
         click.echo(f"{name}: loses {lost:.1f} against random, gives medium {given:.1f} ({rate})")
     if plot_path is not None:
         plot(plot_path, handicaps, rates)
-        click.echo(f"wrote {plot_path}")
 
 
 if __name__ == "__main__":

@@ -22,11 +22,10 @@ Variants:
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 
 import click
-from duel import print_table, run
+from duel import print_table, run, seed_and_workers
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
@@ -77,8 +76,7 @@ def _bot(name: str, seed: int) -> Bot:
 
 @click.command()
 @click.option("--games", default=2000, show_default=True, help="games per line of the table")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", default=os.cpu_count() or 1, show_default=True)
+@seed_and_workers
 def main(games: int, seed: int, workers: int) -> None:
     """Play every holding variant against the previous medium and against random."""
     lines = [(v, o, games) for v, o in itertools.product(VARIANTS, ("previous", "random"))]
