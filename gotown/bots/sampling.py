@@ -225,33 +225,37 @@ class Sampler:
                 kept[seat], pool = chosen, rest
         game = self._template.copy(history=False)
         game.seed = rng.getrandbits(63)
+        hands, draw = self._split(pool, kept)
+        for seat, cards in hands.items():
+            hand = game.hands[seat] = [0] * KINDS
+            for kind in cards:
+                hand[kind] += 1
+        game.draw = draw[::-1]  # the top of the pile is the end of the list
+        return game
+
+    def _split(
+        self, pool: list[int], kept: dict[int, list[int]]
+    ) -> tuple[dict[int, list[int]], list[int]]:
+        """Each opponent's hand (its known cards, then ``kept``, then the next of ``pool``) and
+        the draw pile, top first: the rest of ``pool``."""
         view = self.view
+        hands: dict[int, list[int]] = {}
         start = 0
         for seat in range(view.players):
             if seat == view.seat:
                 continue
-            hand = game.hands[seat] = [0] * KINDS
             dealt = self._fixed[seat] + kept.get(seat, [])
-            for kind in dealt:
-                hand[kind] += 1
             need = view.hand_sizes[seat] - len(dealt)
-            for kind in pool[start : start + need]:
-                hand[kind] += 1
+            hands[seat] = dealt + pool[start : start + need]
             start += need
-        game.draw = pool[start:][::-1]  # the top of the pile is the end of the list
-        return game
+        return hands, pool[start:]
 
     def _first_deal(self) -> Game:
         """The unseen cards dealt in pool order, through :meth:`Game.from_view` (which checks
         the deal against the view): the game :meth:`sample` copies and deals again."""
-        view = self.view
-        hands: list[list[str] | None] = []
-        start = 0
-        for seat in range(view.players):
-            if seat == view.seat:
-                hands.append(None)
-                continue
-            need = view.hand_sizes[seat] - len(self._fixed[seat])
-            hands.append([CODES[k] for k in self._fixed[seat] + self._pool[start : start + need]])
-            start += need
-        return Game.from_view(view, hands, [CODES[k] for k in self._pool[start:]])
+        hands, draw = self._split(self._pool, {})
+        codes = [
+            None if s not in hands else [CODES[k] for k in hands[s]]
+            for s in range(self.view.players)
+        ]
+        return Game.from_view(self.view, codes, [CODES[k] for k in draw])
