@@ -63,12 +63,11 @@ AGAINST_RANDOM = 0.90
 MEDIUM_AGAINST = 0.60
 
 
-class Candidate(RuleBot):
-    """A rule-based player of :data:`VARIANTS`."""
+class KeepOver(RuleBot):
+    """A rule-based player that keeps a stealable pair only when the steal chance is over
+    ``keep_over`` (None: it builds every pair at once)."""
 
-    def __init__(self, name: str, seed: int) -> None:
-        careful, self.keep_over, noise = VARIANTS[name]
-        super().__init__(name, seed, careful=careful, noise=noise)
+    keep_over: float | None = None
 
     def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure | None:
         if self.keep_over is None:
@@ -76,6 +75,14 @@ class Candidate(RuleBot):
         exposure = _Exposure(view)
         exposure.THRESHOLD = self.keep_over
         return exposure
+
+
+class Candidate(KeepOver):
+    """A rule-based player of :data:`VARIANTS`."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        careful, self.keep_over, noise = VARIANTS[name]
+        super().__init__(name, seed, careful=careful, noise=noise)
 
 
 class _SampledExposure(_Exposure):

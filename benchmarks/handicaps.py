@@ -33,12 +33,12 @@ from pathlib import Path
 
 import click
 from duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
-from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST
+from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST, KeepOver
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
-from gotown.bots.rules import HOLD, WIN, RuleBot, TableLike, _Exposure, score_medium
-from gotown.engine import Action, View
+from gotown.bots.rules import HOLD, WIN, TableLike, score_medium
+from gotown.engine import Action
 
 #: A handicap's scoring: medium's score of an action in, the handicapped score out.
 Rescore = Callable[[TableLike, int, Action, float], float]
@@ -81,7 +81,7 @@ HANDICAPS: dict[str, tuple[Rescore, float | None]] = {
 }
 
 
-class Handicapped(RuleBot):
+class Handicapped(KeepOver):
     """``medium``'s rule with one handicap of :data:`HANDICAPS`."""
 
     def __init__(self, name: str, seed: int) -> None:
@@ -93,13 +93,6 @@ class Handicapped(RuleBot):
             return value if value >= WIN else rescore(table, me, action, value)
 
         self._score = score
-
-    def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure | None:
-        if self.keep_over is None:
-            return None
-        exposure = _Exposure(view)
-        exposure.THRESHOLD = self.keep_over
-        return exposure
 
 
 def _bot(name: str, seed: int) -> Bot:

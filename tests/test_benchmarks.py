@@ -25,6 +25,11 @@ def _load(name: str) -> ModuleType:
     return module
 
 
+def _pairings(output: str) -> list[list[str]]:
+    """The (player, against) cells of every row of a printed duel table."""
+    return [[cell.strip() for cell in line.split("│")[1:3]] for line in output.splitlines()]
+
+
 def _position(opponent: list[str]) -> Game:
     """Seat 0 to act with the pair 2+7; the opponent's hand is given, the rest is drawn."""
     return Game.from_position(
@@ -70,7 +75,7 @@ def test_the_ceiling_benchmark_prints_every_line() -> None:
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
-    rows = [[cell.strip() for cell in line.split("│")[1:3]] for line in result.output.splitlines()]
+    rows = _pairings(result.output)
     for probe, opponent in ceiling.RULE_LINES + ceiling.SEARCH_LINES:
         assert [probe, opponent] in rows, result.output
 
@@ -94,7 +99,7 @@ def test_the_easy_frontier_benchmark_prints_and_plots_every_candidate(tmp_path: 
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
-    rows = [[cell.strip() for cell in line.split("│")[1:3]] for line in result.output.splitlines()]
+    rows = _pairings(result.output)
     for player, opponent, _ in frontier.lines_for(frontier.CANDIDATES, 2):
         assert [player, opponent] in rows, result.output
     assert chart.read_bytes().startswith(b"\x89PNG")
@@ -152,7 +157,7 @@ def test_the_handicaps_benchmark_prints_every_line_and_rate_and_plots(tmp_path: 
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
-    rows = [[cell.strip() for cell in line.split("│")[1:3]] for line in result.output.splitlines()]
+    rows = _pairings(result.output)
     for player, opponent, _ in handicaps.lines_for(handicaps.HANDICAPS, 2):
         assert [player, opponent] in rows, result.output
     for name in handicaps.HANDICAPS:
