@@ -18,8 +18,13 @@ information set. Every iteration
 5. backs the result up, each node crediting the seat that chose its action.
 
 The move played is the most visited child of the root; a child's mean reward is its estimated
-win probability (used by :func:`gotown.bots.hint`). Budgets are iteration counts (so the same
-seed gives the same choices on any machine), optionally capped by a think time.
+win probability (used by :func:`gotown.bots.hint`). A budget is an amount of *work*: at most
+``iterations`` iterations and, optionally, at most ``work`` units, a unit being one simulated
+action (applied on the way down the tree or in a rollout) and every iteration counting
+:data:`ITERATION_WORK` more for its deal and descent. So the same seed gives the same choices
+on any machine, and a decision takes about the same time whatever the position: early in a
+game, or with four players, rollouts are long and fewer iterations fit; near the end more do.
+A think time can cap it as well (the hint does so), at the cost of reproducibility under load.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gotown.engine import Action, Game, View
 
@@ -35,6 +40,9 @@ from .rules import WIN, Table, TableLike, policy_action, score_medium
 from .sampling import Sampler
 
 MAX_ROLLOUT_TURNS = 100
+#: What one iteration costs beyond its simulated actions (dealing the determinisation and
+#: walking the tree), in simulated actions: measured, about ten.
+ITERATION_WORK = 10
 
 
 class Node:
@@ -80,7 +88,9 @@ def winning_action(
 
 
 class SearchBot:
-    """An SO-ISMCTS player (see the module docstring) with an iteration budget.
+    """An SO-ISMCTS player (see the module docstring) with a budget of iterations, units of
+    work (one number, or one per player count) and, optionally, seconds; the search stops at
+    the first one spent.
 
     ``infer`` deals the determinisations with the sensible-opponent model of
     :mod:`gotown.bots.sampling`. ``hard`` and ``expert`` leave it off: on the same 400 deals
@@ -97,10 +107,15 @@ class SearchBot:
         exploration: float = 0.7,
         epsilon: float = 0.1,
         infer: bool = False,
+        work: int | Mapping[int, int] | None = None,
     ) -> None:
+        works = work.values() if isinstance(work, Mapping) else [] if work is None else [work]
+        if iterations < 1 or any(w < 1 for w in works):
+            raise ValueError("a search needs at least one iteration and one unit of work")
         self.name = name
         self._rng = random.Random(seed)
         self.iterations = iterations
+        self.work = work
         self.seconds = seconds
         self.rollout_turns = rollout_turns
         self.exploration = exploration
@@ -140,10 +155,16 @@ class SearchBot:
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         floors = view.options.win_floors
         c = self.exploration
+        work = self.work[view.players] if isinstance(self.work, Mapping) else self.work
+        done = 0  # units of work so far
         for iteration in range(self.iterations):
-            if deadline is not None and iteration and time.perf_counter() > deadline:
+            if iteration and (
+                (work is not None and done >= work)
+                or (deadline is not None and time.perf_counter() > deadline)
+            ):
                 break
             game = sampler.sample(rng)
+            done += ITERATION_WORK
             node = root
             path = [root]
             while not game.over:
@@ -157,6 +178,7 @@ class SearchBot:
                     action = _prior_choice(game, actor, untried, floors, rng)
                     child = children[action] = Node(actor)
                     game.apply_unchecked(action)
+                    done += 1
                     path.append(child)
                     break
                 log_factor = 0.0
@@ -174,9 +196,11 @@ class SearchBot:
                         best_value, best_child, best_action = value, child, action
                 assert best_child is not None
                 game.apply_unchecked(best_action)
+                done += 1
                 node = best_child
                 path.append(node)
-            rewards = self._rollout(game, floors, rng)
+            rewards, steps = self._rollout(game, floors, rng)
+            done += steps
             for visited in path:
                 visited.visits += 1
                 visited.reward += rewards[visited.seat]
@@ -186,19 +210,22 @@ class SearchBot:
         """What deals the determinisations (a hook for measurement probes)."""
         return Sampler(view, infer=self.infer)
 
-    def _rollout(self, game: Game, floors: int, rng: random.Random) -> list[float]:
+    def _rollout(self, game: Game, floors: int, rng: random.Random) -> tuple[list[float], int]:
+        """The seats' estimated rewards after playing ``game`` on, and the actions it took."""
         # A rollout always stops: some positions never end (two full hands that can do
         # nothing, R7b), so even "to the end" means at most MAX_ROLLOUT_TURNS turns.
         turns = MAX_ROLLOUT_TURNS if self.rollout_turns is None else self.rollout_turns
         limit = game.turn + turns
         epsilon = self.epsilon
+        steps = 0
         while not game.over:
             if game.turn >= limit:
                 break
             me = game.active
             legal = game.legal_actions()
             game.apply_unchecked(policy_action(game, me, legal, floors, rng, epsilon))
-        return estimate(game)
+            steps += 1
+        return estimate(game), steps
 
 
 def _prior_choice(
