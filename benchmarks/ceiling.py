@@ -7,7 +7,7 @@ real bot only ever gets a seat's view, ``gotown.bots.base``):
 
 - ``seer-medium``: ``medium``'s rule, but its steal risk is exact: it keeps a pair exactly when
   an opponent really holds a card that steals the floor (R11), instead of card counting;
-- ``seer-hard``: ``hard``'s search (SO-ISMCTS, 1,000 iterations), but every determinisation
+- ``seer-hard``: ``hard``'s search (SO-ISMCTS, ``hard``'s budget), but every determinisation
   deals the opponents their real hands (only the order of the draw pile stays unknown).
 
 Beside them, on the same deals, two honest players: ``hard`` itself, and ``hard+inference``,

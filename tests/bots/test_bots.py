@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import gotown.bots as bots
 from gotown.bots import LEVELS, hint, make_bot
 from gotown.bots.base import Bot
+from gotown.bots.ismcts import ITERATION_WORK, SearchBot
 from gotown.bots.sampling import Sampler, known_hands, unseen_counts
 from gotown.engine import COPIES, Action, Game, View, parse_action
 
@@ -171,6 +172,35 @@ def test_make_bot_hard_is_reproducible() -> None:
     game = random_position(2, seed=21, steps=25, options={})
     view, legal = game.view(game.active), game.legal_actions()
     assert make_bot("hard", 9).choose(view, legal) == make_bot("hard", 9).choose(view, legal)
+
+
+def test_a_work_budget_ends_the_search_once_spent() -> None:
+    game = random_position(2, seed=21, steps=25, options={})
+    view, legal = game.view(game.active), game.legal_actions()
+
+    def iterations(work: int | dict[int, int] | None, cap: int = 10_000) -> int:
+        bot = SearchBot("probe", 5, iterations=cap, rollout_turns=None, work=work)
+        return bot.search(view, legal).visits  # every iteration visits the root once
+
+    small, large = iterations(2_000), iterations(8_000)
+    # every iteration costs its deal and descent (ITERATION_WORK) and at least one action
+    assert 1 <= small <= 2_000 // (ITERATION_WORK + 1) + 1
+    assert small < large < 10_000
+    assert iterations(None, cap=40) == iterations(10**9, cap=40) == 40
+    # a budget per player count uses the entry for the view's
+    assert iterations({2: 2_000, 3: 8_000, 4: 1}) == small
+
+
+def test_every_player_count_has_a_budget_and_expert_has_more_than_hard() -> None:
+    assert set(bots.HARD_WORK) == set(bots.EXPERT_WORK) == {2, 3, 4}
+    assert all(bots.EXPERT_WORK[p] > bots.HARD_WORK[p] > 0 for p in (2, 3, 4))
+
+
+@pytest.mark.parametrize("budget", [{"iterations": 0}, {"work": 0}, {"work": {2: 10, 3: -1}}])
+def test_a_search_without_budget_is_refused(budget: dict[str, object]) -> None:
+    options: dict[str, object] = {"iterations": 10} | budget
+    with pytest.raises(ValueError, match="at least one iteration and one unit of work"):
+        SearchBot("probe", 1, **options)  # type: ignore[arg-type]
 
 
 def test_hint_gives_the_top_actions_with_probabilities_best_first() -> None:
