@@ -6,6 +6,7 @@ Heavy imports happen inside the subcommand that needs them, so ``gotown --help``
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -113,7 +114,11 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
 @click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True,
               help="Turns after which a game ends with no winner (R23).")  # fmt: skip
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
-              help="Write the results (and every game's summary) to this JSON file.")  # fmt: skip
+              help="Write the results (and every game's summary) to this JSON file; it also "
+                   "holds the games played so far while the tournament runs.")  # fmt: skip
+@click.option("--resume", is_flag=True,
+              help="Continue the tournament saved in the --json file (stopped by "
+                   "--max-seconds, Ctrl-C or a crash): play only its missing games.")  # fmt: skip
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a bar chart of win rates and think times (PNG, SVG, PDF).")  # fmt: skip
 @click.option("--max-seconds", type=click.FloatRange(1), default=None,
@@ -129,16 +134,30 @@ def tournament(
     json_path: str | None,
     plot_path: str | None,
     max_seconds: float | None,
+    resume: bool,
     no_progress: bool,
 ) -> None:
     """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
 
     Seat orders are rotated so that every bot starts equally often. Example, hard against
     three medium bots: `gotown tournament hard medium --players 4 --games 1000`.
+
+    A long tournament can be played in parts: with --json FILE the games are saved as they
+    finish, and the same command with --resume plays only the games still missing (the
+    result is the same as one uninterrupted run). Exits 130 when interrupted.
     """
+    import time
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from .analysis.tournament import format_table, run_tournament, write_plot
+    from .analysis.tournament import (
+        GameResult,
+        format_table,
+        load_results,
+        results_json,
+        run_tournament,
+        write_plot,
+    )
     from .bots import LEVELS
 
     for level in bots:
@@ -153,19 +172,64 @@ def tournament(
     lineup = list(bots) + [bots[-1]] * (count - len(bots))
     if count < 2:
         raise click.BadParameter("a game needs 2 to 4 players (R1)", param_hint="BOTS")
-    columns = (
-        "{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
-    )
+    done: list[GameResult] = []
+    done_seconds = 0.0
+    if resume:
+        if not json_path:
+            raise click.BadParameter(
+                "--resume continues the --json FILE: name it", param_hint="--resume"
+            )
+        try:
+            with open(json_path, encoding="utf-8") as handle:
+                done, done_seconds = load_results(json.load(handle), lineup, seed, turn_limit)
+        except FileNotFoundError:
+            pass  # nothing saved yet: start from the first game
+        except (OSError, ValueError) as error:
+            raise click.BadParameter(f"cannot resume from {json_path}: {error}",
+                                     param_hint="--json") from None  # fmt: skip
+        click.echo(f"resuming: {len(done)} games already played in {json_path}")
+
+    def save(text: str) -> None:
+        assert json_path is not None
+        partial = f"{json_path}.partial"
+        with open(partial, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, json_path)  # a crash mid-write never spoils the saved games
+
+    finished = list(done)
+    started = last_save = time.monotonic()
+
+    def checkpoint() -> str:
+        elapsed = done_seconds + time.monotonic() - started
+        return results_json(lineup, seed, turn_limit, finished, seconds=elapsed)
+
+    def record(result: GameResult) -> None:
+        nonlocal last_save
+        bar.advance(task)
+        finished.append(result)
+        if json_path and time.monotonic() - last_save > 10:
+            save(checkpoint())
+            last_save = time.monotonic()
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, disable=no_progress, transient=False) as bar:
-        task = bar.add_task(" vs ".join(lineup), total=games)
-        result = run_tournament(
-            lineup, games, seed=seed, workers=workers, turn_limit=turn_limit,
-            progress=lambda _: bar.advance(task), max_seconds=max_seconds,
-        )  # fmt: skip
+        task = bar.add_task(" vs ".join(lineup), total=games,
+                            completed=sum(r.index < games for r in done))  # fmt: skip
+        try:
+            result = run_tournament(
+                lineup, games, seed=seed, workers=workers, turn_limit=turn_limit,
+                progress=record, max_seconds=max_seconds, done=done,
+                done_seconds=done_seconds,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            if json_path:
+                save(checkpoint())
+                click.echo(f"interrupted: {len(finished)} games saved in {json_path}; "
+                           "the same command with --resume goes on", err=True)  # fmt: skip
+            sys.exit(130)
     click.echo(format_table(result))
     if json_path:
-        with open(json_path, "w", encoding="utf-8") as handle:
-            json.dump(result.to_json(), handle, indent=1)
+        save(results_json(lineup, seed, turn_limit, result.results, result))
         click.echo(f"wrote {json_path}")
     if plot_path:
         write_plot(result, plot_path)

@@ -11,11 +11,19 @@ bots against their win rates (the last few hundred games weigh most). The summar
 averages :data:`RATING_PASSES` passes, each over the games in a different seeded random order:
 the figures depend on the results only, not on any order (and not on which worker finished
 first).
+
+Game ``i`` depends only on the line-up, the seed, ``i`` and the turn limit (and the code of the
+rules and the bots), so a long tournament can be played in parts: :func:`results_json` writes
+the games played so far with a :func:`code_fingerprint`, :func:`load_results` reads them back,
+and ``run_tournament(..., done=...)`` plays only the games still missing. The whole is the same
+as one uninterrupted run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 import os
 import random
@@ -24,6 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gotown.bots import LEVELS, make_bot
@@ -81,10 +90,116 @@ class TournamentResult:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["results"] = [
-            {k: v for k, v in asdict(r).items() if k != "times"} for r in self.results
-        ]
+        data["results"] = [_result_json(r) for r in self.results]
         return data
+
+
+#: Bumped when what a game's result means or how it is written changes.
+RESULTS_FORMAT = 2
+
+
+def code_fingerprint() -> str:
+    """A digest of the code that decides a game's result: the rules and the bots.
+
+    Results stored under one fingerprint are only ever continued under the same one, so a
+    tournament played in parts never mixes two versions of a bot.
+    """
+    import gotown.bots
+    import gotown.engine
+
+    digest = hashlib.sha256(f"results format {RESULTS_FORMAT}".encode())
+    for package in (gotown.engine, gotown.bots):
+        assert package.__file__ is not None
+        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+            digest.update(f"{package.__name__}/{path.name}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _result_json(result: GameResult) -> dict[str, Any]:
+    data = asdict(result)
+    # think times in ms with 0.01 ms resolution: exact enough, and a third of the size
+    data["times"] = [[round(1000.0 * t, 2) for t in ts] for ts in result.times]
+    return data
+
+
+def results_json(
+    levels: Sequence[str],
+    seed: int,
+    turn_limit: int,
+    results: Sequence[GameResult],
+    summary: TournamentResult | None = None,
+    seconds: float = 0.0,
+) -> str:
+    """The JSON text of a tournament: the summary (when it is finished) and every game.
+
+    Each game takes one line, so that a file of a thousand games stays readable and small.
+    Without a summary it is a checkpoint (``"complete": false``, ``seconds`` of play so far)
+    that :func:`load_results` can continue from.
+    """
+    head: dict[str, Any] = summary.to_json() if summary else {"seconds": seconds}
+    head.pop("results", None)
+    head.update(
+        lineup=list(levels),
+        seed=seed,
+        turn_limit=turn_limit,
+        fingerprint=code_fingerprint(),
+        complete=summary is not None,
+    )
+    lines = ",\n".join(
+        "  " + json.dumps(_result_json(r), separators=(",", ":"))
+        for r in sorted(results, key=lambda r: r.index)
+    )
+    text = json.dumps(head, indent=1)
+    return f'{text[:-2]},\n "results": [\n{lines}\n ]\n}}\n'
+
+
+def load_results(
+    data: Any, levels: Sequence[str], seed: int, turn_limit: int
+) -> tuple[list[GameResult], float]:
+    """The games of a tournament written by :func:`results_json`, and the seconds they took,
+    after checking that they were played with this line-up, seed, turn limit and code.
+
+    Raises ``ValueError`` naming the first thing that differs.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ValueError("not a tournament's results (no list of games)")
+    expected = {
+        "lineup": list(levels),
+        "seed": seed,
+        "turn_limit": turn_limit,
+        "fingerprint": code_fingerprint(),
+    }
+    for key, value in expected.items():
+        if data.get(key) != value:
+            if key == "fingerprint":
+                raise ValueError(
+                    "the games were played by other code (the rules or the bots changed): "
+                    f"fingerprint {data.get(key)!r}, now {value!r}"
+                )
+            raise ValueError(f"the games were played with {key} {data.get(key)!r}, not {value!r}")
+    try:
+        results = [
+            GameResult(
+                index=int(r["index"]),
+                seats=tuple(int(e) for e in r["seats"]),
+                winner=None if r["winner"] is None else int(r["winner"]),
+                turns=int(r["turns"]),
+                actions=int(r["actions"]),
+                think=tuple(float(t) for t in r["think"]),
+                decisions=tuple(int(d) for d in r["decisions"]),
+                times=tuple(tuple(float(t) / 1000.0 for t in ts) for ts in r["times"]),
+            )
+            for r in data["results"]
+        ]
+        seconds = float(data.get("seconds", 0.0))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"a game in the file is malformed: {error!r}") from None
+    orders = seatings(levels)
+    for r in results:
+        if r.index < 0 or r.seats != orders[r.index % len(orders)]:
+            raise ValueError(f"game {r.index} does not belong to this tournament")
+    return results, seconds
 
 
 def entry_names(levels: Sequence[str]) -> list[str]:
@@ -173,11 +288,15 @@ def run_tournament(
     turn_limit: int = DEFAULT_TURN_LIMIT,
     progress: Callable[[GameResult], None] | None = None,
     max_seconds: float | None = None,
+    done: Sequence[GameResult] = (),
+    done_seconds: float = 0.0,
 ) -> TournamentResult:
     """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4).
 
     With ``max_seconds``, no game starts after that time: the result then holds fewer games
-    (its ``games`` says how many; it is rounded down to whole cycles of seat orders).
+    (its ``games`` says how many: the first games up to a whole cycle of seat orders).
+    ``done`` holds games already played (from :func:`load_results`, taking ``done_seconds``):
+    only the others are played, lowest index first.
     """
     levels = tuple(levels)
     if not 2 <= len(levels) <= 4:
@@ -186,7 +305,12 @@ def run_tournament(
         if level not in LEVELS:
             raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
     orders = seatings(levels)
-    tasks = [(levels, orders[i % len(orders)], i, seed, turn_limit) for i in range(games)]
+    played = {r.index: r for r in done if r.index < games}
+    tasks = [
+        (levels, orders[i % len(orders)], i, seed, turn_limit)
+        for i in range(games)
+        if i not in played
+    ]
     workers = workers or os.cpu_count() or 1
     started = time.perf_counter()
     deadline = None if max_seconds is None else started + max_seconds
@@ -194,7 +318,7 @@ def run_tournament(
     def in_time() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
-    results: list[GameResult] = []
+    results: list[GameResult] = list(played.values())
     if workers == 1:
         for task in tasks:
             if not in_time():
@@ -210,8 +334,8 @@ def run_tournament(
             for task in itertools.islice(queue, workers * 4):
                 pending.add(pool.submit(_play_task, task))
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
+                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in ready:
                     result = future.result()
                     results.append(result)
                     if progress:
@@ -219,11 +343,12 @@ def run_tournament(
                     nxt = next(queue, None) if in_time() else None
                     if nxt is not None:
                         pending.add(pool.submit(_play_task, nxt))
-    elapsed = time.perf_counter() - started
+    elapsed = done_seconds + time.perf_counter() - started
     results.sort(key=lambda r: r.index)
-    if len(results) < games:  # stopped by the clock: keep whole cycles of seat orders
-        whole = len(results) - len(results) % len(orders)
-        results = [r for r in results if r.index < whole]
+    if len(results) < games:  # stopped: keep the first games, in whole cycles of seat orders
+        first = next(i for i, r in enumerate([*results, None]) if r is None or r.index != i)
+        whole = first - first % len(orders)
+        results = results[:whole]
     return summarise(levels, results, elapsed, workers, seed, turn_limit)
 
 

@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import gotown.analysis.tournament as tournament_module
 from gotown.analysis.tournament import (
     GameResult,
     entry_names,
     format_table,
+    load_results,
+    results_json,
     run_tournament,
     seatings,
     summarise,
@@ -117,3 +120,131 @@ def test_ratings_follow_the_results_not_their_order() -> None:
     assert mus == [e.rating_mu for e in again.entries]
     assert mus[0] > mus[1]
     assert [e.win_rate for e in summary.entries] == [0.58, 0.42]
+
+
+def _outcomes(results: list[GameResult]) -> list[tuple[int, tuple[int, ...], int | None, int]]:
+    """What a game's result is, without its think times (which vary from run to run)."""
+    return [(r.index, r.seats, r.winner, r.actions) for r in results]
+
+
+def test_a_tournament_played_in_parts_is_the_same_as_one_run() -> None:
+    whole = run_tournament(["easy", "random"], games=8, seed=3, workers=1)
+    first = run_tournament(["easy", "random"], games=3, seed=3, workers=1)
+    played: list[int] = []
+    rest = run_tournament(
+        ["easy", "random"], games=8, seed=3, workers=2, done=first.results,
+        done_seconds=first.seconds, progress=lambda r: played.append(r.index),
+    )  # fmt: skip
+    assert sorted(played) == [3, 4, 5, 6, 7]
+    assert _outcomes(rest.results) == _outcomes(whole.results)
+    assert [e.wins for e in rest.entries] == [e.wins for e in whole.entries]
+    assert rest.seconds >= first.seconds
+
+
+def test_saved_results_read_back_as_played() -> None:
+    result = run_tournament(["medium", "random"], games=4, seed=5, workers=1)
+    text = results_json(["medium", "random"], 5, 300, result.results, result)
+    data = json.loads(text)
+    assert data["complete"] is True and data["games"] == 4
+    assert data["lineup"] == ["medium", "random"]
+    assert len(text.splitlines()) < 60  # one line per game, not one per think time
+    loaded, seconds = load_results(data, ["medium", "random"], 5, 300)
+    assert _outcomes(loaded) == _outcomes(result.results) and seconds == result.seconds
+    for back, played in zip(loaded, result.results, strict=True):
+        assert [len(t) for t in back.times] == list(played.decisions)
+        assert all(abs(a - b) <= 1e-5 for ts, us in zip(back.times, played.times, strict=True)
+                   for a, b in zip(ts, us, strict=True))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"lineup": ["medium", "easy"]}, "lineup"),
+        ({"seed": 6}, "seed"),
+        ({"turn_limit": 200}, "turn_limit"),
+        ({"fingerprint": "0123456789abcdef"}, "the rules or the bots changed"),
+        ({"results": [{"index": 0}]}, "malformed"),
+        ({"results": None}, "no list of games"),
+    ],
+)
+def test_results_from_another_tournament_are_refused(
+    change: dict[str, object], message: str
+) -> None:
+    result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
+    data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
+    data.update(change)
+    with pytest.raises(ValueError, match=message):
+        load_results(data, ["medium", "random"], 5, 300)
+
+
+def test_a_game_seated_differently_is_refused() -> None:
+    result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
+    data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
+    data["results"][1]["seats"] = data["results"][0]["seats"]
+    with pytest.raises(ValueError, match="game 1 does not belong"):
+        load_results(data, ["medium", "random"], 5, 300)
+
+
+def test_a_stopped_tournament_counts_only_its_first_games_in_whole_cycles() -> None:
+    full = run_tournament(["random", "easy"], games=6, seed=1, workers=1)
+    gap = [r for r in full.results if r.index in (0, 1, 3)]
+    stopped = run_tournament(["random", "easy"], games=6, seed=1, workers=1, done=gap,
+                             max_seconds=1e-9)  # fmt: skip
+    assert [r.index for r in stopped.results] == [0, 1] and stopped.games == 2
+
+
+def _run(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["tournament", "--no-progress", "--workers", "1", *args])
+    return result.exit_code, result.output
+
+
+def test_the_command_resumes_an_interrupted_tournament(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, fresh = tmp_path / "t.json", tmp_path / "fresh.json"
+    play = tournament_module.play_game
+
+    def interrupted(*args: object) -> GameResult:
+        if args[2] == 3:  # the index of the game
+            raise KeyboardInterrupt
+        return play(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament_module, "play_game", interrupted)
+    code, output = _run(["easy", "random", "--games", "6", "--json", str(out)])
+    assert code == 130 and "3 games saved" in output and "--resume" in output
+    saved = json.loads(out.read_text())
+    assert saved["complete"] is False and [r["index"] for r in saved["results"]] == [0, 1, 2]
+    assert saved["seconds"] > 0
+    monkeypatch.setattr(tournament_module, "play_game", play)
+
+    code, output = _run(["easy", "random", "--games", "6", "--json", str(out), "--resume"])
+    assert code == 0, output
+    assert "resuming: 3 games already played" in output
+    code, _ = _run(["easy", "random", "--games", "6", "--json", str(fresh)])
+    resumed, whole = json.loads(out.read_text()), json.loads(fresh.read_text())
+    assert resumed["complete"] is True and resumed["games"] == 6
+    strip = [{k: v for k, v in r.items() if k not in ("think", "times")}
+             for r in resumed["results"]]  # fmt: skip
+    assert strip == [{k: v for k, v in r.items() if k not in ("think", "times")}
+                     for r in whole["results"]]  # fmt: skip
+    assert [e["wins"] for e in resumed["entries"]] == [e["wins"] for e in whole["entries"]]
+    assert resumed["seconds"] > saved["seconds"]
+
+
+def test_resuming_from_another_tournament_is_refused_and_leaves_the_file(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    assert _run(["easy", "random", "--games", "2", "--json", str(out)])[0] == 0
+    before = out.read_text()
+    code, output = _run(["easy", "random", "--games", "4", "--seed", "9", "--json", str(out),
+                         "--resume"])  # fmt: skip
+    assert code == 2 and "cannot resume" in output and "seed" in output
+    assert out.read_text() == before
+    code, output = _run(["easy", "random", "--games", "2", "--resume"])
+    assert code == 2 and "--json" in output
+
+
+def test_resume_without_a_saved_file_starts_from_the_first_game(tmp_path: Path) -> None:
+    out = tmp_path / "new.json"
+    code, output = _run(["easy", "random", "--games", "2", "--json", str(out), "--resume"])
+    assert code == 0 and "0 games already played" in output
+    assert json.loads(out.read_text())["games"] == 2
