@@ -155,7 +155,11 @@ class SearchBot:
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         floors = view.options.win_floors
         c = self.exploration
-        work = self.work[view.players] if isinstance(self.work, Mapping) else self.work
+        work = self.work
+        if isinstance(work, Mapping):
+            if view.players not in work:
+                raise ValueError(f"{self.name} has no work budget for {view.players} players")
+            work = work[view.players]
         done = 0  # units of work so far
         for iteration in range(self.iterations):
             if iteration and (

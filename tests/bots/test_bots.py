@@ -189,6 +189,8 @@ def test_a_work_budget_ends_the_search_once_spent() -> None:
     assert iterations(None, cap=40) == iterations(10**9, cap=40) == 40
     # a budget per player count uses the entry for the view's
     assert iterations({2: 2_000, 3: 8_000, 4: 1}) == small
+    with pytest.raises(ValueError, match="no work budget for 2 players"):
+        iterations({3: 2_000})
 
 
 def test_every_player_count_has_a_budget_and_expert_has_more_than_hard() -> None:
