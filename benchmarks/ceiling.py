@@ -7,7 +7,7 @@ real bot only ever gets a seat's view, ``gotown.bots.base``):
 
 - ``seer-medium``: ``medium``'s rule, but its steal risk is exact: it keeps a pair exactly when
   an opponent really holds a card that steals the floor (R11), instead of card counting;
-- ``seer-hard``: ``hard``'s search (SO-ISMCTS, ``hard``'s budget), but every determinisation
+- ``seer-hard``: ``hard``'s search (SO-ISMCTS, 1,000 iterations), but every determinisation
   deals the opponents their real hands (only the order of the draw pile stays unknown).
 
 Beside them, on the same deals, two honest players: ``hard`` itself, and ``hard+inference``,
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import click
 from duel import Seer, print_table, run, seed_and_workers
 
-from gotown.bots import HARD_WORK, MAX_ITERATIONS, make_bot
+from gotown.bots import HARD_ITERATIONS, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import SearchBot
 from gotown.bots.rules import RuleBot, _Exposure
@@ -98,9 +98,7 @@ class SeerHard(Seer, SearchBot):
     """``hard``'s search over determinisations that hold the opponents' real hands."""
 
     def __init__(self, seed: int) -> None:
-        super().__init__(
-            "seer-hard", seed, iterations=MAX_ITERATIONS, work=HARD_WORK, rollout_turns=None
-        )
+        super().__init__("seer-hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
 
     def _sampler(self, view: View) -> Sampler:
         assert self.game is not None
@@ -113,9 +111,7 @@ def _bot(name: str, seed: int) -> Bot:
     if name == "seer-hard":
         return SeerHard(seed)
     if name == "hard+inference":
-        return SearchBot(
-            name, seed, iterations=MAX_ITERATIONS, work=HARD_WORK, rollout_turns=None, infer=True
-        )
+        return SearchBot(name, seed, iterations=HARD_ITERATIONS, rollout_turns=None, infer=True)
     return make_bot(name, seed)
 
 

@@ -17,9 +17,8 @@ Levels, weakest first:
   played in a careful order (thief first, joker floors last, the dog on the new top floor),
   attacks aimed at the player closest to winning.
 - ``hard``: SO-ISMCTS (Cowling, Powley & Whitehouse 2012; :mod:`gotown.bots.ismcts`) with
-  :data:`HARD_WORK` units of work per decision (simulated actions, see the module), set by
-  player count so that a decision takes about 0.5 s on one core.
-- ``expert``: the same search with :data:`EXPERT_WORK`, four times as much.
+  :data:`HARD_ITERATIONS` iterations per decision.
+- ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations.
 """
 
 from __future__ import annotations
@@ -35,17 +34,10 @@ from .rules import RuleBot
 #: The levels a player can pick by name, weakest first.
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 
-#: ``hard``'s budget per decision, by player count, in units of work (about one simulated
-#: action each, :mod:`gotown.bots.ismcts`). A unit costs more with more players (more legal
-#: actions to generate and score), so fewer fit in the same time.
-HARD_WORK = {2: 80_000, 3: 60_000, 4: 50_000}
-#: ``expert``'s budget: four times ``hard``'s.
-EXPERT_WORK = {players: 4 * work for players, work in HARD_WORK.items()}
-#: An iteration cap that the work budgets always reach first (every iteration costs at least
-#: ``ITERATION_WORK`` units).
-MAX_ITERATIONS = 1_000_000
-#: The hint's budget: the expert's, capped so that a web request stays under ~1 s.
-HINT_WORK = EXPERT_WORK
+HARD_ITERATIONS = 1000
+EXPERT_ITERATIONS = 4000
+#: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
+HINT_ITERATIONS = EXPERT_ITERATIONS
 HINT_SECONDS = 0.8
 
 
@@ -58,13 +50,9 @@ def make_bot(level: str, seed: int) -> Bot:
     if level == "medium":
         return RuleBot("medium", seed, careful=True)
     if level == "hard":
-        return SearchBot(
-            "hard", seed, iterations=MAX_ITERATIONS, work=HARD_WORK, rollout_turns=None
-        )
+        return SearchBot("hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
     if level == "expert":
-        return SearchBot(
-            "expert", seed, iterations=MAX_ITERATIONS, work=EXPERT_WORK, rollout_turns=None
-        )
+        return SearchBot("expert", seed, iterations=EXPERT_ITERATIONS, rollout_turns=None)
     raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
 
 
@@ -74,25 +62,20 @@ def hint(
     """The strong bot's ``top`` actions for this position, best first, each with its
     estimated probability that the view's seat goes on to win after playing it.
 
-    The search runs :data:`HINT_WORK` or :data:`HINT_SECONDS`, whichever is spent first (so
-    under load it answers in time, with a less certain estimate).
+    The search runs :data:`HINT_ITERATIONS` iterations or :data:`HINT_SECONDS`, whichever
+    comes first (so under load it answers in time, with a less certain estimate).
     """
     if not legal_actions:
         return []
     bot = SearchBot(
-        "hint",
-        seed,
-        iterations=MAX_ITERATIONS,
-        work=HINT_WORK,
-        seconds=HINT_SECONDS,
-        rollout_turns=None,
+        "hint", seed, iterations=HINT_ITERATIONS, seconds=HINT_SECONDS, rollout_turns=None
     )
     return bot.evaluate(view, legal_actions)[:top]
 
 
 __all__ = [
-    "EXPERT_WORK",
-    "HARD_WORK",
+    "EXPERT_ITERATIONS",
+    "HARD_ITERATIONS",
     "LEVELS",
     "Bot",
     "RandomBot",

@@ -25,6 +25,8 @@ action (applied on the way down the tree or in a rollout) and every iteration co
 on any machine, and a decision takes about the same time whatever the position: early in a
 game, or with four players, rollouts are long and fewer iterations fit; near the end more do.
 A think time can cap it as well (the hint does so), at the cost of reproducibility under load.
+``hard`` and ``expert`` use iteration budgets (:mod:`gotown.bots`): twice ``hard``'s work in
+two-player games won no more often against ``medium`` (``benchmarks/bots.md``).
 """
 
 from __future__ import annotations

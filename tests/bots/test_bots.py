@@ -193,11 +193,6 @@ def test_a_work_budget_ends_the_search_once_spent() -> None:
         iterations({3: 2_000})
 
 
-def test_every_player_count_has_a_budget_and_expert_has_more_than_hard() -> None:
-    assert set(bots.HARD_WORK) == set(bots.EXPERT_WORK) == {2, 3, 4}
-    assert all(bots.EXPERT_WORK[p] > bots.HARD_WORK[p] > 0 for p in (2, 3, 4))
-
-
 @pytest.mark.parametrize("budget", [{"iterations": 0}, {"work": 0}, {"work": {2: 10, 3: -1}}])
 def test_a_search_without_budget_is_refused(budget: dict[str, object]) -> None:
     options: dict[str, object] = {"iterations": 10} | budget
