@@ -31,7 +31,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -88,9 +88,10 @@ class TournamentResult:
     turn_limit: int
     results: list[GameResult] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["results"] = [_result_json(r) for r in self.results]
+    def summary_json(self) -> dict[str, Any]:
+        """Everything but the games (:func:`results_json` writes those, one line each)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "results"}
+        data["entries"] = [asdict(e) for e in self.entries]
         return data
 
 
@@ -137,8 +138,7 @@ def results_json(
     Without a summary it is a checkpoint (``"complete": false``, ``seconds`` of play so far)
     that :func:`load_results` can continue from.
     """
-    head: dict[str, Any] = summary.to_json() if summary else {"seconds": seconds}
-    head.pop("results", None)
+    head: dict[str, Any] = summary.summary_json() if summary else {"seconds": seconds}
     head.update(
         lineup=list(levels),
         seed=seed,
