@@ -17,8 +17,10 @@ Levels, weakest first:
   played in a careful order (thief first, joker floors last, the dog on the new top floor),
   attacks aimed at the player closest to winning.
 - ``hard``: SO-ISMCTS (Cowling, Powley & Whitehouse 2012; :mod:`gotown.bots.ismcts`) with
-  :data:`HARD_ITERATIONS` iterations per decision.
-- ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations.
+  :data:`HARD_ITERATIONS` iterations per decision, and with three or four players at most
+  :data:`HARD_WORK` units of work (so that a decision takes about as long as with two).
+- ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations and
+  :data:`EXPERT_WORK`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ LEVELS = ("random", "easy", "medium", "hard", "expert")
 
 HARD_ITERATIONS = 1000
 EXPERT_ITERATIONS = 4000
+#: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
+#: the iterations alone bound a decision (1,000 of them are about 37,500 units); with four,
+#: 1,000 iterations are about 100,000 units, each about 1.6 times as dear (measured 10 µs
+#: against 6.4), so 50,000 units keep a four-player decision near a two-player one.
+HARD_WORK: dict[int, int | None] = {2: None, 3: 50_000, 4: 50_000}
+EXPERT_WORK: dict[int, int | None] = {2: None, 3: 200_000, 4: 200_000}
 #: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
 HINT_ITERATIONS = EXPERT_ITERATIONS
 HINT_SECONDS = 0.8
@@ -50,9 +58,13 @@ def make_bot(level: str, seed: int) -> Bot:
     if level == "medium":
         return RuleBot("medium", seed, careful=True)
     if level == "hard":
-        return SearchBot("hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
+        return SearchBot(
+            "hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None, work=HARD_WORK
+        )
     if level == "expert":
-        return SearchBot("expert", seed, iterations=EXPERT_ITERATIONS, rollout_turns=None)
+        return SearchBot(
+            "expert", seed, iterations=EXPERT_ITERATIONS, rollout_turns=None, work=EXPERT_WORK
+        )
     raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
 
 
@@ -75,7 +87,9 @@ def hint(
 
 __all__ = [
     "EXPERT_ITERATIONS",
+    "EXPERT_WORK",
     "HARD_ITERATIONS",
+    "HARD_WORK",
     "LEVELS",
     "Bot",
     "RandomBot",

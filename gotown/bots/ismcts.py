@@ -25,8 +25,11 @@ action (applied on the way down the tree or in a rollout) and every iteration co
 on any machine, and a decision takes about the same time whatever the position: early in a
 game, or with four players, rollouts are long and fewer iterations fit; near the end more do.
 A think time can cap it as well (the hint does so), at the cost of reproducibility under load.
-``hard`` and ``expert`` use iteration budgets (:mod:`gotown.bots`): twice ``hard``'s work in
-two-player games won no more often against ``medium`` (``benchmarks/bots.md``).
+``hard`` and ``expert`` use iteration budgets with two players, and cap the work with three
+or four (:mod:`gotown.bots`), where every simulated action costs more and rollouts are longer:
+at the same iterations a four-player decision took about four times as long as a two-player
+one. Twice ``hard``'s work in two-player games won no more often against ``medium``
+(``benchmarks/bots.md``).
 """
 
 from __future__ import annotations
@@ -91,8 +94,8 @@ def winning_action(
 
 class SearchBot:
     """An SO-ISMCTS player (see the module docstring) with a budget of iterations, units of
-    work (one number, or one per player count) and, optionally, seconds; the search stops at
-    the first one spent.
+    work (one number, or one per player count, ``None`` for no limit) and, optionally, seconds;
+    the search stops at the first one spent.
 
     ``infer`` deals the determinisations with the sensible-opponent model of
     :mod:`gotown.bots.sampling`. ``hard`` and ``expert`` leave it off: on the same 400 deals
@@ -109,10 +112,10 @@ class SearchBot:
         exploration: float = 0.7,
         epsilon: float = 0.1,
         infer: bool = False,
-        work: int | Mapping[int, int] | None = None,
+        work: int | Mapping[int, int | None] | None = None,
     ) -> None:
-        works = work.values() if isinstance(work, Mapping) else [] if work is None else [work]
-        if iterations < 1 or any(w < 1 for w in works):
+        works = work.values() if isinstance(work, Mapping) else [work]
+        if iterations < 1 or any(w is not None and w < 1 for w in works):
             raise ValueError("a search needs at least one iteration and one unit of work")
         self.name = name
         self._rng = random.Random(seed)

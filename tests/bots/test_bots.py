@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gotown.bots as bots
-from gotown.bots import LEVELS, hint, make_bot
+from gotown.bots import HARD_ITERATIONS, HARD_WORK, LEVELS, hint, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import ITERATION_WORK, SearchBot
 from gotown.bots.sampling import Sampler, known_hands, unseen_counts
@@ -178,7 +178,7 @@ def test_a_work_budget_ends_the_search_once_spent() -> None:
     game = random_position(2, seed=21, steps=25, options={})
     view, legal = game.view(game.active), game.legal_actions()
 
-    def iterations(work: int | dict[int, int] | None, cap: int = 10_000) -> int:
+    def iterations(work: int | dict[int, int | None] | None, cap: int = 10_000) -> int:
         bot = SearchBot("probe", 5, iterations=cap, rollout_turns=None, work=work)
         return bot.search(view, legal).visits  # every iteration visits the root once
 
@@ -189,8 +189,23 @@ def test_a_work_budget_ends_the_search_once_spent() -> None:
     assert iterations(None, cap=40) == iterations(10**9, cap=40) == 40
     # a budget per player count uses the entry for the view's
     assert iterations({2: 2_000, 3: 8_000, 4: 1}) == small
+    # an entry of None leaves that player count to the iterations alone
+    assert iterations({2: None, 3: 1}, cap=40) == 40
     with pytest.raises(ValueError, match="no work budget for 2 players"):
         iterations({3: 2_000})
+
+
+def test_hard_caps_its_work_with_four_players_only() -> None:
+    # four players: 1,000 iterations early in a game are about 100,000 units, twice the cap
+    game = random_position(4, seed=8, steps=6, options={})
+    view, legal = game.view(game.active), game.legal_actions()
+    hard = make_bot("hard", 3)
+    assert isinstance(hard, SearchBot)
+    assert HARD_WORK[4] is not None and 1 < hard.search(view, legal).visits < HARD_ITERATIONS
+    assert HARD_WORK[2] is None  # two players: the measured 1,000 iterations, untouched
+    game = random_position(2, seed=8, steps=6, options={})
+    view, legal = game.view(game.active), game.legal_actions()
+    assert hard.search(view, legal).visits == HARD_ITERATIONS
 
 
 @pytest.mark.parametrize("budget", [{"iterations": 0}, {"work": 0}, {"work": {2: 10, 3: -1}}])
