@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
 from gotown.engine import (
     Action,
     Game,
@@ -51,6 +54,13 @@ from .settings import Settings
 from .storage import ConflictError, Store, StoredGame, StoredSeat, stamp_of
 
 log = logging.getLogger("gotown.server")
+
+#: What SQLAlchemy raises when the database does not answer, as opposed to a refusal or a bug.
+DB_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeoutError)
+#: A bot whose move cannot be stored tries again after this long, doubling up to the maximum,
+#: so that a table goes on by itself once the database is back.
+DB_RETRY_SECONDS = 0.5
+DB_RETRY_MAX_SECONDS = 30.0
 
 T = TypeVar("T")
 
@@ -210,7 +220,16 @@ class GameService:
             await self.presence.close()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(fn, *args)
+        """Run a store call in a thread; a database that does not answer (down, unreachable,
+        connection lost, every connection busy) becomes a 503 the client may try again after.
+        Every change is stored before it is made in memory, so nothing has changed then."""
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except DB_UNAVAILABLE as exc:
+            log.warning("the database does not answer (%s): %s", type(exc).__name__, exc)
+            raise ServiceError(
+                503, "storage-unavailable", "the game store does not answer: try again shortly"
+            ) from exc
 
     async def _live(self, game_id: str) -> LiveGame:
         """The game held in memory, loaded first if it is not (see :meth:`_current`)."""
@@ -633,6 +652,7 @@ class GameService:
 
     async def _run_bots(self, live: LiveGame) -> None:
         loop = asyncio.get_running_loop()
+        retry = DB_RETRY_SECONDS
         while self._bot_to_move(live) and not self._closing:
             if self.settings.bot_delay:
                 await asyncio.sleep(self.settings.bot_delay)
@@ -657,26 +677,43 @@ class GameService:
             except Exception:
                 log.exception("the bot of seat %s failed in game %s", seat, live.stored.id)
                 action = fallback
-            async with live.lock:
+            outcome = await self._store_bot_move(live, seat, version, action)
+            if outcome == "stop":
+                return
+            if outcome == "unavailable":  # the database does not answer: try again later
+                await asyncio.sleep(retry)
+                retry = min(2 * retry, DB_RETRY_MAX_SECONDS)
+                continue
+            retry = DB_RETRY_SECONDS
+            if outcome == "moved":
+                await self._notify(live, "action")
+
+    async def _store_bot_move(self, live: LiveGame, seat: int, version: int, action: Action) -> str:
+        """Apply a bot's move unless the game moved on while it thought. Answers ``"moved"``,
+        ``"again"`` (somebody else moved, or the seat's person took it back: think again),
+        ``"stop"`` (another process plays the bots on, or the move was refused) or
+        ``"unavailable"`` (the database does not answer; nothing changed)."""
+        async with live.lock:
+            try:
                 if self.shared:
                     # Another process may have moved, or the seat's person taken it back there.
-                    try:
-                        reloaded = await self._catch_up(live, locked=True)
-                    except Exception:
-                        log.exception("cannot check game %s before a bot move", live.stored.id)
-                        return
+                    reloaded = await self._catch_up(live, locked=True)
                     if reloaded and live.version != version:
-                        return  # another process moved: it plays the bots on from there
+                        return "stop"
                 if live.game is None or live.game.version != version:
-                    continue  # somebody else moved meanwhile: think again
+                    return "again"
                 if live.stored.seats[seat].kind != "bot":
-                    continue  # its person took the seat back while the bot was thinking
-                try:
-                    await self._apply(live, seat, version, action.to_json())
-                except ServiceError as exc:
-                    log.error("bot move refused in game %s: %s", live.stored.id, exc.message)
-                    return
-            await self._notify(live, "action")
+                    return "again"
+                await self._apply(live, seat, version, action.to_json())
+            except ServiceError as exc:
+                if exc.status == 503:
+                    return "unavailable"
+                log.error("bot move refused in game %s: %s", live.stored.id, exc.message)
+                return "stop"
+            except Exception:
+                log.exception("cannot make a bot move in game %s", live.stored.id)
+                return "stop"
+        return "moved"
 
     async def _estimate(
         self, live: LiveGame, seat: int, version: int, kind: str, compute: Callable[[], T]
@@ -861,8 +898,8 @@ class GameService:
             try:
                 await self._catch_up(live)
             except ServiceError:
-                pass  # (the game is gone: nothing to catch up with)
-            except Exception:  # the database does not answer: try again at the next beat
+                pass  # the game is gone, or the database does not answer (_db logged it)
+            except Exception:  # a bug must not stop the heartbeat: try again at the next beat
                 log.exception("cannot check game %s against the database", live.stored.id)
             try:
                 async with live.presence_lock:
