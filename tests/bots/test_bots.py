@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import gotown.bots as bots
 from gotown.bots import HARD_ITERATIONS, HARD_WORK, LEVELS, hint, make_bot
 from gotown.bots.base import Bot
-from gotown.bots.ismcts import ITERATION_WORK, SearchBot
+from gotown.bots.ismcts import FROZEN_ROUNDS, ITERATION_WORK, SearchBot, frozen_turns
 from gotown.bots.sampling import Sampler, known_hands, unseen_counts
 from gotown.engine import COPIES, Action, Game, View, parse_action
 
@@ -166,6 +166,49 @@ def test_the_same_seed_gives_the_same_game(level: str) -> None:
         return game.actions
 
     assert play(4) == play(4)
+
+
+#: Seat 0 holds 8 cards that can do nothing and so draws no more (R7b); seat 1 could build.
+#: (From a hard-medium tournament game that ran into the turn limit.)
+FROZEN = {
+    "players": 2,
+    "active": 1,
+    "turn": 28,
+    "hands": [
+        ["3", "3", "5", "5", "8", "jackhammer", "jackhammer", "jackhammer"],
+        ["?", "2", "4", "5", "dog", "bone", "bone", "donut-truck"],
+    ],
+    "towers": [[["1", "8"]], [["2", "7", "dog"]]],
+    "milkshakes": [0, 0],
+    "donut": False,
+    "discard": ["thief", "milkshake", "milkshake", "thief", "?", "6", "milkshake", "6", "3",
+                "dog", "wrecking-ball"],
+    "draw": ["1", "4", "?", "8", "6", "thief", "super-thief", "dog", "2", "1", "3", "6", "2",
+             "1", "5", "7", "4", "8", "4", "?", "7", "7"],
+    "seed": 3,
+}  # fmt: skip
+
+
+def test_frozen_turns_counts_the_turns_that_were_only_ended() -> None:
+    game = Game.from_position(FROZEN)
+    assert frozen_turns(game.view(1)) == 0
+    for turns in range(1, 4):
+        game.apply(Action.end_turn())
+        assert frozen_turns(game.view(game.active)) == turns
+    game = Game.new(players=2, seed=1)
+    game.apply(Action.end_turn())  # the next seat draws: the game changed
+    assert frozen_turns(game.view(game.active)) == 0
+
+
+def test_a_search_player_does_not_wait_for_ever_in_a_frozen_game() -> None:
+    game = Game.from_position(FROZEN)
+    # its samples give seat 0 cards that would act: waiting looks best to the search
+    assert make_bot("hard", 3).choose(game.view(1), game.legal_actions()) == Action.end_turn()
+    for _ in range(FROZEN_ROUNDS * game.players):
+        game.apply(Action.end_turn())
+    assert game.active == 1
+    chosen = make_bot("hard", 3).choose(game.view(1), game.legal_actions())
+    assert chosen != Action.end_turn() and chosen in game.legal_actions()
 
 
 def test_make_bot_hard_is_reproducible() -> None:
