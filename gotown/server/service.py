@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlparse
 
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -688,7 +688,9 @@ class GameService:
             if outcome == "moved":
                 await self._notify(live, "action")
 
-    async def _store_bot_move(self, live: LiveGame, seat: int, version: int, action: Action) -> str:
+    async def _store_bot_move(
+        self, live: LiveGame, seat: int, version: int, action: Action
+    ) -> Literal["moved", "again", "stop", "unavailable"]:
         """Apply a bot's move unless the game moved on while it thought. Answers ``"moved"``,
         ``"again"`` (somebody else moved, or the seat's person took it back: think again),
         ``"stop"`` (another process plays the bots on, or the move was refused) or
