@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import Action, Game, GoTownError
+from .engine import ACTION_TYPES, Action, Game, GoTownError
 
 STEP_KEYS = {"do", "illegal", "legal", "not_legal", "legal_count", "expect"}
 EXPECT_KEYS = {
@@ -64,11 +64,29 @@ def load(path: Path) -> list[dict[str, Any]]:
     return items
 
 
-def _action(data: Any, where: str) -> Action:
+def _check_action_shape(data: Any, where: str) -> None:
+    """A step's action must be an object with a known ``type``; otherwise the file is invalid.
+
+    Everything else about it (the fields, a card code, a seat or floor number) is for the
+    engine to judge: an action it refuses is an action a player could try, so a ``do`` with
+    ``illegal`` or a ``not_legal`` entry may name one (a build of three cards, a card ``"9"``,
+    seat ``-1``), and a plain ``do`` or a ``legal`` entry that names one fails its step.
+    """
+    if not isinstance(data, dict):
+        raise InvalidScenarioError(f"{where}: an action must be a JSON object, not {data!r}")
+    if data.get("type") not in ACTION_TYPES:
+        raise InvalidScenarioError(
+            f"{where}: unknown action type {data.get('type')!r}; "
+            f"expected one of {', '.join(ACTION_TYPES)}"
+        )
+
+
+def _parse(data: Any) -> Action | GoTownError:
+    """The action, or the engine's reason for refusing it as written."""
     try:
         return Action.from_json(data)
     except GoTownError as exc:
-        raise InvalidScenarioError(f"{where}: {exc}") from None
+        return exc
 
 
 def _validate_steps(steps: list[Any]) -> None:
@@ -82,13 +100,13 @@ def _validate_steps(steps: list[Any]) -> None:
         if "illegal" in step and "do" not in step:
             raise InvalidScenarioError(f"{where}: 'illegal' needs a 'do'")
         if "do" in step:
-            _action(step["do"], where)
+            _check_action_shape(step["do"], where)
         for key in ("legal", "not_legal"):
             if key in step:
                 if not isinstance(step[key], list):
                     raise InvalidScenarioError(f"{where}: {key!r} must be a list of actions")
                 for item in step[key]:
-                    _action(item, where)
+                    _check_action_shape(item, where)
         if "legal_count" in step and type(step["legal_count"]) is not int:
             raise InvalidScenarioError(f"{where}: 'legal_count' must be an integer")
         if "expect" in step:
@@ -157,14 +175,16 @@ def run_steps(game: Game, steps: list[dict[str, Any]]) -> None:
     for number, step in enumerate(steps, 1):
         where = f"step {number}"
         if "do" in step:
-            action = Action.from_json(step["do"])
+            action = _parse(step["do"])
             text = json.dumps(step["do"])
             if "illegal" in step:
                 before = game.to_position()
                 version = game.version
                 try:
+                    if isinstance(action, GoTownError):
+                        raise action
                     game.apply(action)
-                except GoTownError:  # illegal (R21) or impossible here (a seat that is not)
+                except GoTownError:  # illegal (R21), malformed, or impossible here (no such seat)
                     if game.to_position() != before or game.version != version:
                         raise StepFailedError(
                             f"{where}: refusing {text} changed the position"
@@ -175,14 +195,20 @@ def run_steps(game: Game, steps: list[dict[str, Any]]) -> None:
                     )
             else:
                 try:
+                    if isinstance(action, GoTownError):
+                        raise action
                     game.apply(action)
                 except GoTownError as exc:
                     raise StepFailedError(f"{where}: {text} was refused: {exc}") from None
         for item in step.get("legal", []):
-            if not game.is_legal(Action.from_json(item)):
+            action = _parse(item)
+            if isinstance(action, GoTownError):
+                raise StepFailedError(f"{where}: {json.dumps(item)} should be legal: {action}")
+            if not game.is_legal(action):
                 raise StepFailedError(f"{where}: {json.dumps(item)} should be legal and is not")
         for item in step.get("not_legal", []):
-            if game.is_legal(Action.from_json(item)):
+            action = _parse(item)
+            if not isinstance(action, GoTownError) and game.is_legal(action):
                 raise StepFailedError(f"{where}: {json.dumps(item)} should not be legal and is")
         if "legal_count" in step:
             legal = game.legal_actions()

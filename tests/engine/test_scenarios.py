@@ -135,6 +135,54 @@ def test_cli_an_invalid_file_exits_2(tmp_path: Path, content: Any) -> None:
     assert lines[-1] == "1 passed, 1 failed"
 
 
+MALFORMED = [
+    {"type": "build", "cards": ["3", "6", "1"]},  # three cards (R10)
+    {"type": "build", "cards": ["9", "0"]},  # not card codes (R2)
+    {"type": "steal", "card": "3", "target": -1},  # no such seat
+    {"type": "thief", "target": 64},
+    {"type": "dog"},  # no floor
+    {"type": "build", "cards": ["3", "6"], "target": 1},  # a build has no target
+]
+
+
+@pytest.mark.parametrize("action", MALFORMED, ids=lambda a: json.dumps(a))
+def test_a_malformed_action_counts_as_refused_where_a_step_expects_a_refusal(
+    action: dict[str, Any],
+) -> None:
+    """FORMAT.md: ``do`` with ``illegal`` passes when the action is rejected and the position
+    is unchanged; an action the engine cannot even read is rejected too, not a broken file."""
+    scenario = {"position": POSITION, "steps": [
+        {"do": action, "illegal": "R10"},
+        {"not_legal": [action]},
+        {"expect": {"hands": [["3", "6"], []], "towers": [[], []], "active": 0}},
+    ]}  # fmt: skip
+    result = run_scenario(scenario, "malformed")
+    assert result.passed and not result.invalid, result.detail
+
+
+@pytest.mark.parametrize("action", MALFORMED, ids=lambda a: json.dumps(a))
+def test_a_malformed_action_fails_a_step_that_needs_it_legal(action: dict[str, Any]) -> None:
+    for step in ({"do": action}, {"legal": [action]}):
+        result = run_scenario({"position": POSITION, "steps": [step]}, "malformed")
+        assert not result.passed and not result.invalid
+        assert result.detail.startswith("step 1: ") and json.dumps(action) in result.detail
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"do": {"type": "wreking-ball", "target": 1}, "illegal": "R15"},
+        {"not_legal": [{"type": "fly"}]},
+        {"legal": ["end-turn"]},
+        {"do": None, "illegal": "R10"},
+    ],
+)
+def test_an_action_that_is_no_action_at_all_makes_the_file_invalid(step: Any) -> None:
+    """A misspelt type is an authoring slip, not a move a player could try."""
+    result = run_scenario({"position": POSITION, "steps": [step]}, "typo")
+    assert result.invalid and "step 1" in result.detail
+
+
 def test_cli_invalid_wins_over_failed_and_names_the_position_problem(tmp_path: Path) -> None:
     _write(tmp_path, "a.json", BAD)
     _write(tmp_path, "b.json", {"position": {**POSITION, "towers": [[["1", "7"]], []]},
