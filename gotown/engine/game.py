@@ -550,6 +550,12 @@ class Game:
     def _pass(self) -> None:
         """R9: the donut truck's extra turn, or the next seat; milkshake turns pass at once."""
         while True:
+            # R23: the game ends when turn N ends, before any of passing happens (a donut
+            # truck on the table stays there, as it does when R20 ends the game).
+            limit = self.options.turn_limit
+            if limit is not None and self.turn >= limit:
+                self._finish(None, "turn-limit")
+                return
             seat = self.active
             if self.donut:
                 self.donut = False
@@ -558,10 +564,6 @@ class Game:
             else:
                 seat = (seat + 1) % self.players
                 extra = False
-            limit = self.options.turn_limit
-            if limit is not None and self.turn >= limit:
-                self._finish(None, "turn-limit")
-                return
             if self._begin_turn(seat, extra):
                 return
 

@@ -907,6 +907,18 @@ def test_r23_turn_limit_counts_donut_extra_turns() -> None:
     assert g.is_over
 
 
+def test_r23_turn_limit_ends_the_game_before_passing_so_the_donut_stays() -> None:
+    """R23: the game ends when turn N ends, instead of beginning N+1; the donut truck goes to
+    the discard pile only when play passes (R9), which does not happen."""
+    g = game(hands=[["donut-truck", "1", "1"], ["2"]], draw=["3"] * 4,
+             options={"turn_limit": 1})  # fmt: skip
+    play(g, A.donut_truck(), END)
+    assert g.is_over and g.outcome() == (None, "turn-limit") and g.turn == 1
+    position = g.to_position()
+    assert position["donut"] is True and "donut-truck" not in position["discard"]
+    assert g.hand_sizes == [3, 1]  # the end-of-turn refill (R8) still happened
+
+
 # -- R24 translations ---------------------------------------------------------------------
 def test_r24_exactly_3_cards_at_end_of_turn_draws_nothing() -> None:
     g = game(hands=[["1", "1", "1"], ["2"] * 3], draw=["5", "6"])
