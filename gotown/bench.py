@@ -30,7 +30,6 @@ class BenchResult:
     turn_limited_games: int
     copy_us: float
 
-
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -240,4 +240,3 @@ def build_pairs() -> list[tuple[int, int]]:
     pairs = [(n, 9 - n) for n in range(1, 5)]
     pairs += [(n, 0) for n in range(1, 9)]
     return pairs
-

@@ -36,6 +36,7 @@ KIND_OF: Final[dict[str, int]] = {code: kind for kind, code in enumerate(CODES)}
 DECK_SIZE: Final = sum(COPIES)
 assert DECK_SIZE == 54
 
+
 def pair_colour(number: int) -> int:
     """The colour group of a number card (R2): 1/8, 2/7, 3/6 and 4/5 share one each."""
     return min(number, 9 - number)

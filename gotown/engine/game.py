@@ -747,4 +747,3 @@ _APPLY = {
     act.DONUT_TRUCK: Game._donut_truck,
     act.END_TURN: Game._end_turn,
 }
-

@@ -86,6 +86,7 @@ def game_from_position(data: Any) -> Game:
             f"turn {game.turn} is past turn_limit {limit}: the game would be over (R23)"
         )
     game.seed = _int(data, "seed", 0)
+
     def seats_list(key: str, default: Any) -> list[Any]:
         value = data.get(key, default)
         if not isinstance(value, list) or len(value) != players:
@@ -165,9 +166,7 @@ def position_of(game: Game) -> dict[str, Any]:
     data: dict[str, Any] = {
         "players": game.players,
         "active": game.active,
-        "hands": [
-            [CODES[k] for k in range(KINDS) for _ in range(hand[k])] for hand in game.hands
-        ],
+        "hands": [[CODES[k] for k in range(KINDS) for _ in range(hand[k])] for hand in game.hands],
         "towers": [[list(floor_codes(f)) for f in tower] for tower in game.towers],
         "milkshakes": list(game.milkshakes),
         "donut": game.donut,
