@@ -58,6 +58,63 @@ def test_every_shared_scenario_names_its_rules() -> None:
             assert all(re.fullmatch(r"R\d+", r) for r in item.get("rules", [])), path
 
 
+def _rule_numbers() -> set[str]:
+    """The rules RULES.md defines (``## R5. ...``), next to the shared scenarios."""
+    rules = SHARED_SCENARIOS.parent / "rules" / "RULES.md"
+    text = rules.read_text(encoding="utf-8") if rules.is_file() else ""
+    return set(re.findall(r"^## (R\d+)\.", text, flags=re.MULTILINE))
+
+
+def test_every_scenario_of_ours_has_a_description_and_names_its_rules() -> None:
+    paths = sorted(OUR_SCENARIOS.glob("*.json"))
+    assert paths
+    known = _rule_numbers()
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for item in data if isinstance(data, list) else [data]:
+            assert isinstance(item.get("description"), str) and item["description"], path
+            rules = item.get("rules")
+            assert isinstance(rules, list) and rules, f"{path}: no rules"
+            assert all(isinstance(r, str) and re.fullmatch(r"R\d+", r) for r in rules), path
+            assert not known or set(rules) <= known, f"{path}: {set(rules) - known}"
+
+
+# -- invalid positions ----------------------------------------------------------------------
+INVALID_SCENARIOS = DATA / "invalid_scenarios"
+# Each file's position breaks one rule; the runner's detail must name that problem.
+INVALID_DETAILS = {
+    "i01_five_dogs.json": "holds 5 cards 'dog'",
+    "i02_dog_alone.json": "['dog'] is not a floor",
+    "i03_bad_sum.json": "1 + 7 is not 9",
+    "i04_bone_in_floor.json": "['1', '8', 'bone'] is not a floor",
+    "i05_two_jokers.json": "two jokers never make a floor",
+    "i06_unknown_card.json": "'9' is not a card",
+    "i07_two_dogs_default.json": "has 2 dogs; one per floor",
+    "i08_three_cards_floor.json": "['1', '8', '2'] is not a floor",
+    "i09_bad_option.json": "win_floors: 3 is not 4 or 5",
+    "i10_too_many_total.json": "holds 5 cards '1'",
+    "i11_two_donuts.json": "holds 2 cards 'donut-truck'",
+    "i12_five_players.json": "2 to 4 players, not 5",
+}
+
+
+def test_every_invalid_scenario_has_an_expected_detail() -> None:
+    names = sorted(p.name for p in INVALID_SCENARIOS.glob("*.json"))
+    assert names == sorted(INVALID_DETAILS)
+
+
+@pytest.mark.parametrize("path", sorted(INVALID_SCENARIOS.glob("*.json")), ids=lambda p: p.name)
+def test_invalid_scenario_is_reported_naming_the_problem(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data.get("description") and "position" in data and "steps" in data, path
+    results = list(run_paths([path]))
+    assert len(results) == 1
+    result = results[0]
+    assert result.invalid and not result.passed, result.detail
+    assert result.detail.startswith("invalid position: "), result.detail
+    assert INVALID_DETAILS[path.name] in result.detail, result.detail
+
+
 # -- the command ----------------------------------------------------------------------------
 POSITION: dict[str, Any] = {
     "players": 2, "active": 0, "hands": [["3", "6"], []], "towers": [[], []], "draw": ["1"],
