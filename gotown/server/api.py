@@ -8,11 +8,13 @@ import contextlib
 import io
 import json
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import segno
 from fastapi import APIRouter, Depends, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
+from pydantic import ValidationError
 
 from gotown.engine import Options
 
@@ -47,6 +49,16 @@ def option_meta() -> dict[str, schemas.OptionOut]:
     }
     meta["turn_limit"] = schemas.OptionOut(default=defaults.turn_limit, minimum=1, nullable=True)
     return meta
+
+
+def describe_invalid(errors: Sequence[Any]) -> str:
+    """Pydantic's errors as one line naming each wrong field (the first five): what a 422
+    ``invalid-request`` says, over HTTP and over the WebSocket alike."""
+    parts = []
+    for e in errors[:5]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
+    return "; ".join(parts)
 
 
 def get_service(request: Request) -> GameService:
@@ -201,6 +213,50 @@ def _http_base(websocket: WebSocket) -> str:
     return f"{scheme}://{websocket.url.netloc}"
 
 
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"code": code, "message": message}}
+
+
+#: The protocol is JSON in text frames; a binary frame gets this answer.
+BINARY_FRAME = "binary frames are not understood: send JSON as text"
+FIRST_MESSAGE = 'the first message must be {"token": "..."}, or {"token": null} to watch'
+
+
+async def _receive_text(websocket: WebSocket) -> str | None:
+    """The next frame's text; None for a binary frame. WebSocketDisconnect when the client left
+    (as ``receive_text``, which fails on a binary frame instead)."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    return text if isinstance(text, str) else None
+
+
+def _parse(text: str) -> Any:
+    """JSON, or ValueError (also for nesting too deep to parse)."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
+def _first_token(text: str | None) -> str | None:
+    """The token of the first message (None: a spectator); ServiceError 400 for anything but
+    ``{"token": "..."}`` or ``{"token": null}``."""
+    if text is None:
+        raise ServiceError(400, "bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
+    try:
+        first = _parse(text)
+    except ValueError as exc:
+        raise ServiceError(400, "malformed-json", f"not valid JSON; {FIRST_MESSAGE}") from exc
+    if not isinstance(first, dict) or set(first) != {"token"}:
+        raise ServiceError(400, "bad-request", FIRST_MESSAGE)
+    token = first["token"]
+    if token is not None and not isinstance(token, str):
+        raise ServiceError(400, "bad-request", "token must be a string")
+    return token
+
+
 @ws_router.websocket("/ws/games/{game_id}")
 async def game_socket(websocket: WebSocket, game_id: str) -> None:
     """Live updates for one seat (or a spectator).
@@ -214,17 +270,14 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     await websocket.accept()
     base = _http_base(websocket)
     try:
-        first = await asyncio.wait_for(websocket.receive_json(), timeout=30)
-        token = first.get("token") if isinstance(first, dict) else None
-        if token is not None and not isinstance(token, str):
-            raise ServiceError(400, "bad-request", "token must be a string")
+        token = _first_token(await asyncio.wait_for(_receive_text(websocket), timeout=30))
         seat = await service.resolve_token(game_id, token)
         live = await service._live(game_id)
     except ServiceError as exc:
         await websocket.send_json({"type": "error", **exc.body()})
         await websocket.close(code=4000 + exc.status)
         return
-    except (TimeoutError, WebSocketDisconnect, ValueError):
+    except (TimeoutError, WebSocketDisconnect):
         with contextlib.suppress(Exception):
             await websocket.close(code=4400)
         return
@@ -253,7 +306,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
 
             async def read() -> None:
                 while True:
-                    text = await websocket.receive_text()
+                    text = await _receive_text(websocket)
                     now = time.monotonic()
                     while recent and now - recent[0] > 60:
                         recent.popleft()
@@ -269,35 +322,28 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         )
                         continue
                     recent.append(now)
+                    if text is None:
+                        await websocket.send_json(_error("bad-request", BINARY_FRAME))
+                        continue
                     try:
-                        message = json.loads(text)
+                        message = _parse(text)
                     except ValueError:
-                        message = None
-                        await websocket.send_json(
-                            {
-                                "type": "error",
-                                "error": {"code": "malformed-json", "message": "not valid JSON"},
-                            }
-                        )
+                        await websocket.send_json(_error("malformed-json", "not valid JSON"))
                         continue
                     kind = message.get("type") if isinstance(message, dict) else None
                     if kind == "ping":
                         await websocket.send_json({"type": "pong"})
                     elif kind == "action":
+                        # The fields of an HTTP action's body, checked and described the same way.
+                        fields = {k: message[k] for k in ("version", "action") if k in message}
                         try:
-                            body = schemas.ActionIn(
-                                version=message.get("version", -1),
-                                action=message.get("action") or {},
-                            )
+                            body = schemas.ActionIn.model_validate(fields)
                             await service.act(game_id, token, body, base)
                         except ServiceError as exc:
                             await websocket.send_json({"type": "error", **exc.body()})
-                        except ValueError as exc:
+                        except ValidationError as exc:
                             await websocket.send_json(
-                                {
-                                    "type": "error",
-                                    "error": {"code": "bad-request", "message": str(exc)},
-                                }
+                                _error("invalid-request", describe_invalid(exc.errors()))
                             )
                     else:
                         await websocket.send_json(

@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import schemas
-from .api import router, ws_router
+from .api import describe_invalid, router, ws_router
 from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
 from .pubsub import PubSub
 from .service import GameService, ServiceError
@@ -78,12 +78,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 },
                 status_code=400,
             )
-        parts = []
-        for e in errors[:5]:
-            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-            parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
         return JSONResponse(
-            {"error": {"code": "invalid-request", "message": "; ".join(parts)}}, status_code=422
+            {"error": {"code": "invalid-request", "message": describe_invalid(errors)}},
+            status_code=422,
         )
 
     @app.exception_handler(StarletteHTTPException)

@@ -15,6 +15,8 @@ every process serving a game reads and writes one sorted set per game:
   without cleaning up stop counting at most ttl after its last heartbeat.
 - A socket that closes sets its member's score to now: the member stays, as the time the seat
   left.
+- A seat taken (joined, or taken back from a bot) gets the member ``"{seat}:taken"`` scored
+  now: until its person connects it is away since then, not since some process started.
 - A seat is *connected* while one of its members has a score after now; otherwise it is *away
   since* the highest score of its members (its last close, or the expiry of a dead process's
   connection). A seat without any member never connected, or left long ago.
@@ -60,6 +62,10 @@ class Snapshot:
     """Seats with at least one open connection."""
     away_since: Mapping[int, float] = field(default_factory=dict)
     """Seats with closed or expired connections only: when the last one ended (wall clock)."""
+
+
+#: The connection id of a seat's "taken at" entry (real connection ids are 16 hex digits).
+TAKEN = "taken"
 
 
 def presence_key(game_id: str) -> str:
@@ -119,6 +125,11 @@ class RedisPresence:
         await self._write(
             game_id, {member(seat, c): now + self.ttl for c, seat in connections.items()}, now
         )
+
+    async def taken(self, game_id: str, seat: int) -> None:
+        """The seat was taken now: it is away from now on, unless a connection of it is open."""
+        now = time.time()
+        await self._write(game_id, {member(seat, TAKEN): now}, now)
 
     async def end(self, game_id: str, seat: int, connection: str) -> None:
         """This connection closed now: its seat is away from now on, unless another is open."""

@@ -15,6 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
 Language = Literal["en", "fr", "es", "it", "de", "nl", "cs", "pl"]
 SeatKind = Literal["human", "bot"]
+#: A game's seed is a whole number of this many bits: the width of the engine's own seed chain,
+#: which a signed 64-bit database column holds. The seed deals every card, so it is drawn from
+#: too many values to find by trying them all against a hand.
+SEED_BITS = 63
 GameStatus = Literal["lobby", "playing", "over"]
 
 
@@ -50,7 +54,8 @@ class CreateGameIn(_In):
     seed: int | None = Field(
         default=None,
         ge=0,
-        lt=2**31,
+        lt=2**SEED_BITS,
+        strict=True,
         description="for tests; refused unless the server allows it (GOTOWN_ALLOW_SEED)",
     )
 

@@ -332,6 +332,18 @@ class GameService:
             )
         return seat
 
+    @staticmethod
+    def _check_seat_number(live: LiveGame, seat: int, status: int) -> None:
+        """Refuse a seat number the game does not have (``status``: 404 for a seat in the path,
+        422 for one in the body). Messages count seats from 1, as people (and the page) do."""
+        players = live.stored.players
+        if not 0 <= seat < players:
+            raise ServiceError(
+                status,
+                "unknown-seat",
+                f"there is no seat {seat + 1}: this game has {players} seats, 1 to {players}",
+            )
+
     async def resolve_token(self, game_id: str, token: str | None) -> int | None:
         """The seat of a token; None for no token (a spectator); 403 for a wrong token."""
         live = await self._current(game_id)
@@ -357,7 +369,7 @@ class GameService:
                 raise ServiceError(
                     422,
                     "unknown-level",
-                    f"seat {i}: bot level {seat.level!r} is not one of {list(levels)}",
+                    f"seat {i + 1}: bot level {seat.level!r} is not one of {list(levels)}",
                 )
         try:
             options = Options.from_json(spec.options)
@@ -384,7 +396,7 @@ class GameService:
         stored = StoredGame(
             id=game_id,
             players=len(seats),
-            seed=spec.seed if spec.seed is not None else secrets.randbelow(2**31),
+            seed=spec.seed if spec.seed is not None else secrets.randbits(schemas.SEED_BITS),
             options=options.to_json(),
             language=spec.language,
             invite_code=secrets.token_urlsafe(9),
@@ -394,6 +406,8 @@ class GameService:
         )
         await self._db(self.store.create_game, stored)
         live = await self._live(game_id)
+        if creator_seat is not None:
+            await self._mark_taken(live, creator_seat)
         await self._maybe_start(live)
         urls = self.urls(live, base_url)
         return schemas.CreatedOut(
@@ -434,6 +448,8 @@ class GameService:
         name = body.name.strip()
         if not name:
             raise ServiceError(422, "invalid-name", "type a name")
+        if body.seat is not None:
+            self._check_seat_number(live, body.seat, 422)
         async with live.lock:
             free = [s.seat for s in live.stored.seats if s.is_free]
             if not free:
@@ -442,6 +458,9 @@ class GameService:
             if seat not in free:
                 raise ServiceError(409, "seat-taken", f"seat {seat + 1} is not free")
             token = secrets.token_urlsafe(24)
+            # Marked first, so that no process ever sees the seat taken but not when: at worst
+            # (someone else took it first) their seat counts as away a little later.
+            await self._mark_taken(live, seat)
             if not await self._db(self.store.take_seat, game_id, seat, name, hash_token(token)):
                 await self._reload(live)
                 raise ServiceError(409, "seat-taken", f"seat {seat + 1} was just taken")
@@ -820,7 +839,18 @@ class GameService:
     # connected while a socket of it is open on another process, and away since the last one
     # closed or expired anywhere (wall clock). A seat that nobody saw, on any process, is away
     # since this process started (time.time()): as one process after a restart, a process that
-    # just started gives absent people ``absent_seconds`` to come back.
+    # just started gives absent people ``absent_seconds`` to come back. A seat taken (joined,
+    # or taken back from a bot) is away from then until its person connects, on every process:
+    # the others wait ``absent_seconds`` before handing a newcomer's seat to a bot too.
+
+    async def _mark_taken(self, live: LiveGame, seat: int) -> None:
+        """The seat was just taken or taken back: until its person connects, it is away from
+        now (rather than since this process started). Written to the shared presence before
+        the answer, so that every process sees it. Never raises."""
+        if live.connections.get(seat, 0) == 0:
+            live.away_since[seat] = time.monotonic()
+        if self.presence is not None:
+            await self.presence.taken(live.stored.id, seat)
 
     def connected(self, live: LiveGame, seat: int | None) -> str:
         """A socket opened (a seat's, or a spectator's for None): this process's bookkeeping, at
@@ -966,8 +996,7 @@ class GameService:
         """Another seated person hands a seat that stays away (or a free seat) to a bot."""
         live = await self._current(game_id)
         me = self._require_seat(live, token)
-        if not 0 <= seat < live.stored.players:
-            raise ServiceError(404, "unknown-seat", f"there is no seat {seat + 1}")
+        self._check_seat_number(live, seat, 404)
         if level not in bot_levels():
             raise ServiceError(
                 422, "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
@@ -1003,13 +1032,17 @@ class GameService:
         return self.lobby(live, "")
 
     async def reclaim(self, game_id: str, token: str | None) -> None:
-        """A person takes their seat back from the bot that played it."""
+        """A person takes their seat back from the bot that played it (while the game is not
+        over: a finished game's seats stay as they finished it, as for a hand-over)."""
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
-        target = live.stored.seats[seat]
-        if target.kind != "bot":
-            return
         async with live.lock:
+            if live.stored.status == "over":
+                raise ServiceError(409, "game-over", "the game is over")
+            target = live.stored.seats[seat]
+            if target.kind != "bot":
+                return
+            await self._mark_taken(live, seat)  # first, as for a join
             await self._db(self.store.set_seat_kind, game_id, seat, "human", None)
             target.kind, target.level = "human", None
         await self._notify(live, "lobby")

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     DateTime,
     ForeignKey,
     Integer,
@@ -56,7 +57,8 @@ class GameRow(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
     players: Mapped[int] = mapped_column(Integer)
-    seed: Mapped[int] = mapped_column(Integer)
+    # 63 bits (the width of the engine's own seed chain): too many to try them all.
+    seed: Mapped[int] = mapped_column(BigInteger)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     language: Mapped[str] = mapped_column(String(8), default="en")
     invite_code: Mapped[str] = mapped_column(String(64), unique=True, index=True)
@@ -152,20 +154,38 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    def migrate(self) -> None:
-        """Bring the schema to the newest migration (Alembic, ``migrations/``)."""
+    def migrate(self, revision: str = "head") -> None:
+        """Bring the schema to the newest migration (Alembic, ``migrations/``), or to
+        ``revision`` (tests start from an older schema)."""
         from alembic import command
         from alembic.config import Config
         from sqlalchemy import inspect
 
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self.engine.begin() as connection:
-            config.attributes["connection"] = connection
-            tables = set(inspect(connection).get_table_names())
-            if "games" in tables and "alembic_version" not in tables:
-                command.stamp(config, "0001")  # made by create_all before migrations existed
-            command.upgrade(config, "head")
+        with self.engine.connect() as connection:
+            sqlite = connection.dialect.name == "sqlite"
+            if sqlite:
+                # SQLite alters a table by copying it and dropping the old one, which the
+                # seats and actions refer to: foreign keys are off meanwhile (the pragma only
+                # takes effect outside a transaction), and checked before the commit.
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            try:
+                with connection.begin():
+                    config.attributes["connection"] = connection
+                    tables = set(inspect(connection).get_table_names())
+                    if "games" in tables and "alembic_version" not in tables:
+                        command.stamp(config, "0001")  # made by create_all before migrations
+                    command.upgrade(config, revision)
+                    if sqlite:
+                        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                        if broken:
+                            raise RuntimeError(f"the migration broke foreign keys: {broken}")
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
 
     def dispose(self) -> None:
         self.engine.dispose()

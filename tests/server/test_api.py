@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -559,3 +560,109 @@ def test_a_failing_bot_does_not_stall_the_table(
     gid, tokens = new_game(client, ["human", "bot"], seed=22, options={"first_player": 1})
     st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
     assert any(e["type"] == "action" and e["seat"] == 1 for e in st["view"]["events"])
+
+
+# --- found in a security review ---
+
+
+def test_a_chosen_seed_is_any_integer_from_0_below_2_to_the_63_and_nothing_else(
+    client: TestClient,
+) -> None:
+    """The widest seeds round-trip through the store and deal the very game the engine deals."""
+    for seed in (0, 2**31, 2**63 - 1):
+        gid, tokens = new_game(client, ["human", "human"], seed=seed)
+        stored = client.app.state.service.store.load_game(gid)  # type: ignore[attr-defined]
+        assert stored.seed == seed
+        dealt = Game.new(players=2, seed=seed, options=Options.from_json(stored.options))
+        assert state(client, gid, tokens[0])["view"] == dealt.view(0).to_json()
+    for bad in (2**63, -1, True, "5", 1.5, 2.0**40):
+        body = {"seats": [{"kind": "human"}] * 2, "name": "A", "seed": bad}
+        err = _error(client.post("/api/games", json=body), 422, "invalid-request")
+        assert err["message"].startswith("seed: "), err
+
+
+def test_a_finished_game_refuses_reclaim_and_keeps_its_seats(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=18, options={"win_floors": 4})
+    r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0]))
+    assert r.status_code == 200, r.text
+    play_to_end(client, gid, {0: tokens[0]}, seed=9)
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    before = store.load_game(gid).seats
+    assert before[1].kind == "bot"
+    reclaim = client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[1]))
+    err = _error(reclaim, 409, "game-over")
+    assert "over" in err["message"]
+    assert store.load_game(gid).seats == before
+    assert state(client, gid)["lobby"]["seats"][1]["kind"] == "bot"
+
+
+def test_a_newly_joined_or_reclaimed_seat_is_away_only_from_then(database_url: str) -> None:
+    """Not since the server started: the others wait absent_seconds before handing a seat its
+    person just took (or took back) to a bot."""
+    absent = 1.0
+    settings = Settings(
+        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, absent_seconds=absent
+    )
+    with running(settings) as client:
+        created = client.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+        ).json()
+        gid, anna = created["game_id"], created["token"]
+        time.sleep(absent)  # the server's own start cannot be why a hand-over is refused below
+        for step in ("join", "reclaim"):
+            taken = time.time()
+            if step == "join":
+                r = client.post(
+                    f"/api/games/{gid}/join", json={"code": invite_code(created), "name": "Bob"}
+                )
+                assert r.status_code == 200, r.text
+                bob = r.json()["token"]
+            else:
+                r = client.post(f"/api/games/{gid}/reclaim", headers=auth(bob))
+                assert r.status_code == 204, r.text
+            err = _error(
+                client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(anna)),
+                409,
+                "seat-present",
+            )
+            assert "less than" in err["message"]
+            _hand_over_once_allowed(client, gid, anna, 1)
+            assert time.time() - taken >= absent
+
+
+def _hand_over_once_allowed(client: TestClient, game_id: str, token: str, seat: int) -> None:
+    """Ask until the hand-over is allowed; until then it must be refused as too recent."""
+    for _ in range(2000):
+        r = client.post(f"/api/games/{game_id}/seats/{seat}/bot", headers=auth(token))
+        if r.status_code == 200:
+            assert r.json()["seats"][seat]["kind"] == "bot"
+            return
+        assert "less than" in _error(r, 409, "seat-present")["message"]
+        time.sleep(0.01)
+    raise AssertionError("the hand-over was never allowed")
+
+
+def test_a_seat_number_outside_the_game_is_refused_saying_how_many_seats_it_has(
+    client: TestClient,
+) -> None:
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+    ).json()
+    gid, code, token = created["game_id"], invite_code(created), created["token"]
+    # JSON fields count seats from 0 (seat 3 is a fourth seat); messages from 1, as elsewhere.
+    join = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 3})
+    err = _error(join, 422, "unknown-seat")
+    assert err["message"] == "there is no seat 4: this game has 2 seats, 1 to 2"
+    for seat, shown in ((-1, 0), (2, 3)):
+        r = client.post(f"/api/games/{gid}/seats/{seat}/bot", headers=auth(token))
+        err = _error(r, 404, "unknown-seat")
+        assert err["message"] == f"there is no seat {shown}: this game has 2 seats, 1 to 2"
+    taken = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Eve", "seat": 0})
+    assert _error(taken, 409, "seat-taken")["message"] == "seat 1 is not free"
+    bots = [{"kind": "human"}, {"kind": "bot", "level": "godlike"}]
+    err = _error(client.post("/api/games", json={"seats": bots}), 422, "unknown-level")
+    assert err["message"].startswith("seat 2: ")
+    assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
+        "Anna",
+        None,
+    ]

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 from starlette.testclient import WebSocketTestSession
 
-from gotown.server.presence import member, presence_key, snapshot_of
+from gotown.server.presence import TAKEN, member, presence_key, snapshot_of
 from gotown.server.settings import Settings
 
 from .conftest import REDIS_URL, auth, new_game, running, state, wait_until
@@ -67,9 +67,10 @@ def _hand_over(client: TestClient, game_id: str, token: str, seat: int) -> Respo
 
 
 def _scores(client: redis.Redis, game_id: str) -> list[float]:
-    """The scores of the game's presence entries in Redis."""
+    """The scores of the game's socket entries in Redis (not the times seats were taken)."""
     entries: Any = client.zrange(presence_key(game_id), 0, -1, withscores=True)
-    return [float(score) for _, score in entries]
+    taken = f":{TAKEN}".encode()
+    return [float(score) for name, score in entries if not name.endswith(taken)]
 
 
 def _refused(r: Response, status: int, code: str, words: str = "") -> None:
@@ -167,7 +168,8 @@ def test_a_connection_whose_heartbeat_stopped_stops_counting(
             redis_client.zadd(key, {member(2, "long-dead-socket"): time.time() - 60})
             assert _lobby_flags(two, gid) == [False, True, False]
             _refused(_hand_over(two, gid, tokens[0], 1), 409, "seat-present", "is connected")
-            assert _hand_over(two, gid, tokens[0], 2).status_code == 200
+            # Seat 2 was joined just now: away absent_seconds from then, not from its old socket.
+            _hand_over_once_allowed(two, gid, tokens[0], 2)
             # No heartbeat comes: the entry expires and the seat is away since then.
             wait_until(two, gid, None, lambda st: _flags(st)[1] is False)
             assert time.time() >= expires
@@ -260,3 +262,25 @@ def test_snapshot_connected_seats_and_away_times() -> None:
     snapshot = snapshot_of(entries, now=150.0)
     assert snapshot.connected == frozenset({1})
     assert dict(snapshot.away_since) == {0: 100.0}
+
+
+def test_a_seat_joined_on_one_process_is_away_only_from_then_on_the_other(
+    settings: Settings,
+) -> None:
+    """Not since the other process started: a newcomer's seat is not handed to a bot before
+    absent_seconds, wherever the hand-over is asked."""
+    absent = 1.0
+    shared = settings.with_(broadcast_url=REDIS_URL, absent_seconds=absent)
+    with running(shared) as one, running(shared) as two:
+        created = one.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+        ).json()
+        gid, anna = created["game_id"], created["token"]
+        time.sleep(absent)  # neither process's own start can be why a hand-over is refused
+        joined = time.time()
+        code = created["invite_url"].rsplit("/", 1)[1]
+        r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob"})
+        assert r.status_code == 200, r.text
+        _refused(_hand_over(two, gid, anna, 1), 409, "seat-present", "less than")
+        _hand_over_once_allowed(two, gid, anna, 1)
+        assert time.time() - joined >= absent

@@ -154,3 +154,32 @@ def test_the_spectator_link_does_not_give_away_the_invitation(client: TestClient
     assert client.get("/api/invitations/nope/qr.svg").status_code == 404
     wrong = client.get(f"/api/games/{gid}/lobby", headers=auth("nope"))
     assert wrong.status_code == 403
+
+
+def test_a_game_s_seed_is_drawn_from_63_bits(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seed drawn from 31 bits could be found by trying every one against a hand and a few
+    draws, and with it every hand; 63 bits is the width of the engine's own seed chain."""
+    import secrets
+
+    from gotown.engine import Game, Options
+
+    widths: list[int] = []
+
+    def widest_randbits(k: int) -> int:
+        widths.append(k)
+        return (1 << k) - 1  # the widest seed of that many bits, so that storing it is tested
+
+    monkeypatch.setattr(secrets, "randbits", widest_randbits)
+    created = client.post("/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "A"})
+    assert created.status_code == 201, created.text
+    gid = created.json()["game_id"]
+    assert widths == [63]
+    stored = client.app.state.service.store.load_game(gid)  # type: ignore[attr-defined]
+    assert stored.seed == 2**63 - 1
+    join = {"code": created.json()["invite_url"].rsplit("/", 1)[1], "name": "B"}
+    assert client.post(f"/api/games/{gid}/join", json=join).status_code == 200
+    dealt = Game.new(players=2, seed=2**63 - 1, options=Options.from_json(stored.options))
+    token = created.json()["token"]
+    assert state(client, gid, token)["view"] == dealt.view(0).to_json()

@@ -183,3 +183,86 @@ def test_a_flood_of_socket_messages_is_refused(database_url: str) -> None:
                 replies.append(message)
             assert [m["type"] for m in replies[:3]] == ["pong"] * 3
             assert replies[3]["error"]["code"] == "too-many-requests"
+
+
+def _closed_with_error(ws: WebSocketTestSession, code: str) -> dict[str, Any]:
+    """The error message the socket answered, then its close with code 4400 (bad input)."""
+    message = ws.receive_json()
+    assert message["type"] == "error" and message["error"]["code"] == code, message
+    closing = ws.receive()
+    assert closing["type"] == "websocket.close" and closing["code"] == 4400, closing
+    error: dict[str, Any] = message["error"]
+    return error
+
+
+def test_a_binary_first_message_is_refused_with_an_error_and_closed(client: TestClient) -> None:
+    gid, _tokens = new_game(client, ["human", "human"], seed=38)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_bytes(b'{"token": null}')
+        error = _closed_with_error(ws, "bad-request")
+        assert "binary" in error["message"] and "token" in error["message"]
+
+
+def test_a_first_message_that_is_not_a_token_object_is_refused(client: TestClient) -> None:
+    """Only {"token": "..."} or {"token": null} opens the socket: nothing else is a spectator."""
+    gid, _tokens = new_game(client, ["human", "human"], seed=39)
+    for first in ("[1]", "{}", '"x"', "null", '{"token": null, "seat": 0}'):
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_text(first)
+            assert "token" in _closed_with_error(ws, "bad-request")["message"], first
+    for first in ("{not json", "[" * 100_000):
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_text(first)
+            _closed_with_error(ws, "malformed-json")
+
+
+def test_a_binary_frame_later_gets_an_error_and_the_socket_stays_open(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=40)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[0]})
+        _next_state(ws)
+        for frame in (b"\x00\xff", b'{"type": "ping"}'):
+            ws.send_bytes(frame)
+            while (message := ws.receive_json())["type"] == "state":
+                pass
+            assert message["type"] == "error" and message["error"]["code"] == "bad-request"
+            assert "binary" in message["error"]["message"]
+        ws.send_text("[" * 100_000)
+        while (message := ws.receive_json())["type"] == "state":
+            pass
+        assert message["type"] == "error" and message["error"]["code"] == "malformed-json"
+        ws.send_json({"type": "ping"})
+        while (message := ws.receive_json())["type"] == "state":
+            pass
+        assert message["type"] == "pong"
+
+
+def test_socket_validation_errors_are_one_line_naming_the_fields_as_over_http(
+    client: TestClient,
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=41)
+    active = state(client, gid, tokens[0])["view"]["active"]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[active]})
+        _next_state(ws)
+        for body in (
+            {"version": -1, "action": 5},
+            {"action": {"type": "end-turn"}},
+            {"version": "soon"},
+        ):
+            ws.send_json({"type": "action", **body})
+            while (message := ws.receive_json())["type"] == "state":
+                pass
+            assert message["type"] == "error", message
+            over_http = client.post(
+                f"/api/games/{gid}/actions", json=body, headers=auth(tokens[active])
+            )
+            assert over_http.status_code == 422, over_http.text
+            assert message["error"] == over_http.json()["error"], body
+            assert "\n" not in message["error"]["message"]
+        ws.send_json({"type": "action", "version": -1, "action": 5})
+        while (message := ws.receive_json())["type"] == "state":
+            pass
+        words = message["error"]["message"]
+        assert words.startswith("version: ") and "; action: " in words
+        assert state(client, gid)["version"] == 0
