@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from gotown.engine import Options
 
 from . import schemas
-from .service import GameService, ServiceError, bot_levels
+from .service import BOTS_ONLY_TURN_LIMIT, GameService, ServiceError, bot_levels
 
 router = APIRouter(prefix="/api")
 
@@ -28,7 +28,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 #: The R23 options a client may set, each with the values the engine accepts (its default
-#: comes from :class:`~gotown.engine.Options`); ``turn_limit`` is null or any turn from 1 on.
+#: comes from :class:`~gotown.engine.Options`); ``turn_limit`` is null or a turn from 1 to
+#: :data:`~gotown.server.schemas.MAX_TURN_LIMIT`, and null gives a table of bots only a limit.
 OPTION_CHOICES: dict[str, list[Any]] = {
     "win_floors": [5, 4],
     "first_player": ["random", 0, 1, 2, 3],
@@ -47,7 +48,13 @@ def option_meta() -> dict[str, schemas.OptionOut]:
         name: schemas.OptionOut(default=getattr(defaults, name), choices=choices)
         for name, choices in OPTION_CHOICES.items()
     }
-    meta["turn_limit"] = schemas.OptionOut(default=defaults.turn_limit, minimum=1, nullable=True)
+    meta["turn_limit"] = schemas.OptionOut(
+        default=defaults.turn_limit,
+        minimum=1,
+        maximum=schemas.MAX_TURN_LIMIT,
+        nullable=True,
+        bots_only_default=BOTS_ONLY_TURN_LIMIT,
+    )
     return meta
 
 
@@ -284,7 +291,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
 
     connection = service.connected(live, seat)
     try:
-        await service.tell_opened(live, connection)
+        await service.tell_opened(live, seat, connection)
         async with service.pubsub.subscribe(game_id) as notices:
             # Subscribed: a change from now on is noticed; one made before is caught up here.
             await service.catch_up(live)

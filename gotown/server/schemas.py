@@ -20,6 +20,10 @@ SeatKind = Literal["human", "bot"]
 #: too many values to find by trying them all against a hand.
 SEED_BITS = 63
 GameStatus = Literal["lobby", "playing", "over"]
+#: The most turns a game of this server may be limited to (R23 ``turn_limit``). The engine takes
+#: any number, but a game is stored and replayed action by action: a limit that never comes is no
+#: limit at all. A game of people takes some tens of turns; ten thousand is far beyond any of them.
+MAX_TURN_LIMIT = 10_000
 
 
 class _In(BaseModel):
@@ -43,7 +47,11 @@ class SeatSpec(_In):
 
 class CreateGameIn(_In):
     seats: list[SeatSpec] = Field(min_length=2, max_length=4)
-    options: dict[str, Any] = Field(default_factory=dict, description="R23 options")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description=f"R23 options; turn_limit: null (no limit) or 1 to {MAX_TURN_LIMIT} turns "
+        "(null becomes a limit when every seat is a bot: see /api/meta)",
+    )
     language: Language = "en"
     name: str | None = Field(
         default=None,
@@ -191,7 +199,15 @@ class OptionOut(BaseModel):
     minimum: int | None = Field(
         default=None, description="for an integer option without a list of choices: its least value"
     )
+    maximum: int | None = Field(
+        default=None,
+        description="for an integer option without a list of choices: its greatest value",
+    )
     nullable: bool = Field(default=False, description="null is a value (for turn_limit: no limit)")
+    bots_only_default: Any = Field(
+        default=None,
+        description="what a game whose every seat is a bot gets instead of null, when it differs",
+    )
 
 
 class MetaOut(BaseModel):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import importlib
@@ -65,6 +66,14 @@ DB_RETRY_MAX_SECONDS = 30.0
 T = TypeVar("T")
 
 DEFAULT_BOT_LEVELS = ("random", "easy", "medium", "hard", "expert")
+
+#: The turn limit (R23) of a game created with no person's seat when its limit was left null.
+#: Bots alone can play for ever: two hands of 8 cards that can do nothing draw no more (R7b),
+#: and the rules have no way out. At a table of people somebody walks away (and the game stays
+#: on its last turn, costing nothing); a table of bots has nobody to walk away, and would store
+#: an action every bot delay, and be reloaded and resumed at every restart, for ever. The bot
+#: tournaments stop at the same 300 turns, far beyond the length of a game that is not stuck.
+BOTS_ONLY_TURN_LIMIT = 300
 
 
 class ServiceError(Exception):
@@ -122,6 +131,9 @@ class LiveGame:
     # (seat, version, kind) -> the search's answer for that seat's position at that version;
     # a future, so that simultaneous requests share one computation (CPU stays bounded).
     estimates: dict[tuple[int, int, str], asyncio.Future[Any]] = field(default_factory=dict)
+    # When a request, an action or a socket last used it (time.monotonic()): an idle game is
+    # dropped from memory (GameService.evict_idle).
+    used: float = field(default_factory=time.monotonic)
 
     @property
     def version(self) -> int:
@@ -137,15 +149,24 @@ def _new_game(stored: StoredGame) -> Game:
 def _last_turn_end(
     stored: StoredGame, actions: list[dict[str, Any]], seat: int
 ) -> tuple[int, Any, Action] | None:
-    """The version, the seat's view and the action of the seat's last end of turn, if any."""
+    """The version, the seat's view and the action of the seat's last end of turn, if any.
+
+    In linear time: a first replay only notes where that end of turn is, a second one stops
+    there and builds the one view (a view holds every event so far: one at each end of turn
+    would make this quadratic in the game's length)."""
     game = _new_game(stored)
-    found: tuple[int, Any, Action] | None = None
-    for data in actions:
+    last: int | None = None
+    for index, data in enumerate(actions):
         action = Action.from_json(data)
         if game.active == seat and action.type == "end-turn":
-            found = (game.version, game.view(seat), action)
+            last = index
         game.apply(action)
-    return found
+    if last is None:
+        return None
+    game = _new_game(stored)
+    for data in actions[:last]:
+        game.apply(Action.from_json(data))
+    return game.version, game.view(seat), Action.from_json(actions[last])
 
 
 def rebuild(stored: StoredGame) -> Game | None:
@@ -172,6 +193,7 @@ class GameService:
         self._started = time.monotonic()
         self._started_wall = time.time()
         self._background: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
         self.presence: RedisPresence | None = None
         # Several processes (sharing the database) or one: with several, a game in memory is
         # checked against the database before it is used.
@@ -186,7 +208,8 @@ class GameService:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Resume every running game: bots whose turn it is play on."""
+        """Resume every running game: bots whose turn it is play on. Then, until
+        :meth:`close`, drop idle games from memory now and then."""
         for game_id in await self._db(self.store.game_ids_with_status, "playing"):
             try:
                 live = await self._live(game_id)
@@ -194,6 +217,7 @@ class GameService:
                 log.exception("cannot resume game %s", game_id)
                 continue
             self._kick_bots(live)
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
         self._closing = True
@@ -201,6 +225,8 @@ class GameService:
         tasks += [
             g.heartbeat for g in self._games.values() if g.heartbeat and not g.heartbeat.done()
         ]
+        if self._sweeper is not None and not self._sweeper.done():
+            tasks.append(self._sweeper)
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -235,6 +261,7 @@ class GameService:
         """The game held in memory, loaded first if it is not (see :meth:`_current`)."""
         live = self._games.get(game_id)
         if live is not None:
+            live.used = time.monotonic()
             return live
         async with self._load_lock:
             live = self._games.get(game_id)
@@ -242,7 +269,49 @@ class GameService:
                 stored, game = await self._load(game_id)
                 live = LiveGame(stored=stored, game=game)
                 self._games[game_id] = live
+            live.used = time.monotonic()
             return live
+
+    # --- memory ------------------------------------------------------------------------------
+    #
+    # Every game asked for stays in memory while it is used; one that nobody uses is dropped,
+    # and loaded again from the database (the truth) when it is asked for next, as after a
+    # restart. A game is in use while a socket of it is open on this process, while its bots
+    # play on here, and while a change is being made to it (its lock is held); then for
+    # ``idle_game_seconds`` after a request, an action or a socket last used it.
+
+    def _is_idle(self, live: LiveGame, now: float) -> bool:
+        return (
+            live.sockets == 0
+            and (live.bot_task is None or live.bot_task.done())
+            and (live.heartbeat is None or live.heartbeat.done())
+            and not live.lock.locked()
+            and now - live.used >= self.settings.idle_game_seconds
+        )
+
+    def evict_idle(self) -> list[str]:
+        """Drop from memory every game that is idle now; answers their ids. Synchronous (no
+        await between the checks and the removal), so nothing can start using a game while
+        it is dropped."""
+        now = time.monotonic()
+        idle = [game_id for game_id, live in self._games.items() if self._is_idle(live, now)]
+        for game_id in idle:
+            del self._games[game_id]
+        if idle:
+            log.debug("dropped %d idle games from memory", len(idle))
+        return idle
+
+    async def _sweep(self) -> None:
+        """:meth:`evict_idle` every ``min(60, idle_game_seconds / 2)`` seconds: a game leaves
+        memory between ``idle_game_seconds`` and half as long again (at most a minute) after
+        its last use."""
+        interval = min(60.0, self.settings.idle_game_seconds / 2)
+        while not self._closing:
+            await asyncio.sleep(interval)
+            try:
+                self.evict_idle()
+            except Exception:  # pragma: no cover - a bug must not stop the sweeps
+                log.exception("cannot drop idle games from memory")
 
     async def _load(self, game_id: str) -> tuple[StoredGame, Game | None]:
         stored = await self._db(self.store.load_game, game_id)
@@ -267,6 +336,7 @@ class GameService:
         live = self._games.get(game_id)
         if live is None:
             return await self._live(game_id)  # just loaded
+        live.used = time.monotonic()
         if self.shared:
             await self._catch_up(live)
         return live
@@ -379,6 +449,15 @@ class GameService:
                 )
         except GoTownError as exc:
             raise ServiceError(422, "invalid-options", str(exc)) from exc
+        if options.turn_limit is not None and options.turn_limit > schemas.MAX_TURN_LIMIT:
+            raise ServiceError(
+                422,
+                "invalid-options",
+                f"option turn_limit: {options.turn_limit} is more than this server's "
+                f"{schemas.MAX_TURN_LIMIT} turns (R23)",
+            )
+        if options.turn_limit is None and all(seat.kind == "bot" for seat in spec.seats):
+            options = dataclasses.replace(options, turn_limit=BOTS_ONLY_TURN_LIMIT)
         game_id = secrets.token_urlsafe(8)
         token: str | None = None
         creator_seat: int | None = None
@@ -631,6 +710,7 @@ class GameService:
             await self._reload(live)
             raise ServiceError(409, "stale-version", "another action was applied first") from exc
         live.game = after
+        live.used = time.monotonic()
         live.stored.actions.append(action.to_json())
         if after.is_over:
             live.stored.status = "over"
@@ -868,20 +948,25 @@ class GameService:
                 live.heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(live))
         return connection
 
-    async def tell_opened(self, live: LiveGame, connection: str) -> None:
-        """Every process learns of the socket: its connection written to Redis (before its first
-        state is sent), then a presence notice. Never raises."""
+    async def tell_opened(self, live: LiveGame, seat: int | None, connection: str) -> None:
+        """Every process learns of a seat's socket: its connection written to Redis (before its
+        first state is sent), then a presence notice. A spectator's socket changes nothing that
+        anyone is shown (only seats are present or away), so it tells nobody: else every watcher
+        coming or going would push a state to every socket of the game. Never raises."""
+        if seat is None:
+            return
         if self.presence is not None and connection in live.members:
             async with live.presence_lock:
-                seat = live.members.get(connection)
-                if seat is not None:  # (unless it closed meanwhile)
-                    await self.presence.refresh(live.stored.id, {connection: seat})
+                member = live.members.get(connection)
+                if member is not None:  # (unless it closed meanwhile)
+                    await self.presence.refresh(live.stored.id, {connection: member})
         await self.presence_changed(live)
 
     def disconnected(self, live: LiveGame, seat: int | None) -> None:
         """A socket closed: this process's own bookkeeping, at once (:meth:`socket_closed` does
         this, then tells the others)."""
         live.sockets = max(0, live.sockets - 1)
+        live.used = time.monotonic()  # idle from the time its last socket closed
         if seat is not None:
             live.connections[seat] = max(0, live.connections.get(seat, 0) - 1)
             if live.connections[seat] == 0:
@@ -904,14 +989,22 @@ class GameService:
         when the socket's handler is cancelled) its connection marked closed in Redis and a
         presence notice to every process. Await it, shielded; it never raises."""
         self.disconnected(live, seat)
-        ended = seat if live.members.pop(connection, None) is not None else None
-        task = asyncio.get_running_loop().create_task(self._tell_closed(live, ended, connection))
+        shared = live.members.pop(connection, None) is not None
+        task = asyncio.get_running_loop().create_task(
+            self._tell_closed(live, seat, connection, shared)
+        )
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task
 
-    async def _tell_closed(self, live: LiveGame, seat: int | None, connection: str) -> None:
-        if self.presence is not None and seat is not None:
+    async def _tell_closed(
+        self, live: LiveGame, seat: int | None, connection: str, shared: bool
+    ) -> None:
+        """``shared``: the connection was written to Redis. A spectator's socket tells nobody
+        (as in :meth:`tell_opened`)."""
+        if seat is None:
+            return
+        if self.presence is not None and shared:
             # Under the lock, so that a heartbeat cannot open it again after this.
             async with live.presence_lock:
                 await self.presence.end(live.stored.id, seat, connection)
@@ -1064,11 +1157,14 @@ class GameService:
         seen = 0
 
         def frame(actor: int | None, action: dict[str, Any] | None) -> None:
+            # The view without its events (a copy without history has none), then only the
+            # events since the last frame: ``game.view`` would convert every event so far at
+            # each frame, quadratic in the game's length. The engine keeps one event per raw
+            # event for every seat, so ``seen`` indexes both alike.
             nonlocal seen
-            view = (game.public_view() if seat is None else game.view(seat)).to_json()
-            events = view["events"]
-            view["events"] = events[seen:]
-            seen = len(events)
+            view = game.copy(history=False).view(seat).to_json()
+            view["events"] = [event.to_json() for event in game.events(seat, seen)]
+            seen = game.event_count
             frames.append(
                 schemas.ReplayFrame(version=game.version, seat=actor, action=action, view=view)
             )

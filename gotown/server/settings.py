@@ -43,6 +43,11 @@ class Settings:
     """With ``redis://``: seconds a WebSocket counts as open in the shared presence without a
     heartbeat; each process refreshes its own every ``presence_ttl / 3`` seconds, so the seats
     of a process that died stop counting as connected after at most this long."""
+    idle_game_seconds: float = 600.0
+    """A game held in memory with no socket open and no bot playing is dropped from memory once
+    unused for this long (checked every ``min(60, idle_game_seconds / 2)`` seconds); the next
+    request loads it from the database again, as after a restart. Keep it well beyond the
+    time a request takes."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -51,6 +56,8 @@ class Settings:
             raise ValueError("bot_delay must be >= 0")
         if self.presence_ttl <= 0:
             raise ValueError("presence_ttl must be > 0")
+        if self.idle_game_seconds <= 0:
+            raise ValueError("idle_game_seconds must be > 0")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -67,6 +74,8 @@ class Settings:
             values["rate_limit_per_minute"] = int(env["GOTOWN_RATE_LIMIT"])
         if env.get("GOTOWN_ALLOW_SEED"):
             values["allow_seed"] = env["GOTOWN_ALLOW_SEED"].lower() in ("1", "true", "yes")
+        if env.get("GOTOWN_IDLE_GAME_SECONDS"):
+            values["idle_game_seconds"] = float(env["GOTOWN_IDLE_GAME_SECONDS"])
         if env.get("GOTOWN_PUBLIC_BASE_URL"):
             values["public_base_url"] = env["GOTOWN_PUBLIC_BASE_URL"]
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -12,6 +12,7 @@ const OPTIONS = {
   milkshake_blocks_refill: [true, false],
 };
 let LEVELS = ["random", "easy", "medium", "hard", "expert"];
+let TURN_LIMIT_MAX = 10000;  // the server's bound on turn_limit (/api/meta)
 let I18N = {};
 let FALLBACK = {};
 let lang = "en";
@@ -202,7 +203,7 @@ function renderHome(app) {
   optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-first_player" }, h("strong", {}, t("opt_first_player"))), first,
     h("p", { id: "opt-first_player-help" }, t("opt_first_player_help"))));
   // R23 turn_limit: empty means no limit.
-  const limit = h("input", { id: "opt-turn_limit", type: "number", min: 1, max: 9999, step: 1, inputmode: "numeric",
+  const limit = h("input", { id: "opt-turn_limit", type: "number", min: 1, max: TURN_LIMIT_MAX, step: 1, inputmode: "numeric",
     placeholder: t("opt_turn_limit_none"), "aria-describedby": "opt-turn_limit-help" });
   optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-turn_limit" }, h("strong", {}, t("opt_turn_limit"))), limit,
     h("p", { id: "opt-turn_limit-help" }, t("opt_turn_limit_help"))));
@@ -225,7 +226,7 @@ function renderHome(app) {
     options.first_player = first.value === "random" ? "random" : Number(first.value);
     if (limit.value.trim() !== "") {
       const n = Number(limit.value);
-      if (!Number.isInteger(n) || n < 1) { toast(t("opt_turn_limit_invalid")); limit.focus(); return; }
+      if (!Number.isInteger(n) || n < 1 || n > TURN_LIMIT_MAX) { toast(t("opt_turn_limit_invalid", { max: TURN_LIMIT_MAX })); limit.focus(); return; }
       options.turn_limit = n;
     }
     try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
@@ -744,6 +745,11 @@ window.addEventListener("popstate", render);
 document.addEventListener("DOMContentLoaded", async () => {
   $("#lang").addEventListener("change", async (ev) => { await chooseLang(ev.target.value); if (table.state && (route.name === "table" || route.name === "watch")) table.draw(); else render(); });
   await loadLang(initialLang());
-  try { const meta = await api("GET", "/api/meta"); LEVELS = meta.bot_levels; } catch (e) { /* keep defaults */ }
+  try {
+    const meta = await api("GET", "/api/meta");
+    LEVELS = meta.bot_levels;
+    const limit = meta.options && meta.options.turn_limit;
+    if (limit && Number.isInteger(limit.maximum)) TURN_LIMIT_MAX = limit.maximum;
+  } catch (e) { /* keep defaults */ }
   render();
 });
