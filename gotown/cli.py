@@ -228,7 +228,13 @@ def tournament(
                            "the same command with --resume goes on", err=True)  # fmt: skip
             sys.exit(130)
     click.echo(format_table(result))
-    if json_path:
+    if json_path and len(finished) < games:
+        # Stopped by --max-seconds: the table counts whole cycles of seat orders, but every
+        # game played is kept, for --resume to go on from.
+        save(checkpoint())
+        click.echo(f"stopped: {len(finished)} games saved in {json_path}; "
+                   "the same command with --resume goes on")  # fmt: skip
+    elif json_path:
         save(results_json(lineup, seed, turn_limit, result.results, result))
         click.echo(f"wrote {json_path}")
     if plot_path:

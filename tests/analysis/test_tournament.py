@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -229,6 +230,32 @@ def test_the_command_resumes_an_interrupted_tournament(
                      for r in whole["results"]]  # fmt: skip
     assert [e["wins"] for e in resumed["entries"]] == [e["wins"] for e in whole["entries"]]
     assert resumed["seconds"] > saved["seconds"]
+
+
+def test_a_command_stopped_by_its_time_limit_keeps_every_game_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table counts whole cycles of seat orders; the file keeps all games, to resume."""
+    out = tmp_path / "t.json"
+    play, clock = tournament_module.play_game, {"now": 0.0}
+
+    def play_then_run_out_of_time(*args: object) -> GameResult:
+        if args[2] == 2:  # the index of the game: after it, the time is up
+            clock["now"] = 1e6
+        return play(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament_module, "play_game", play_then_run_out_of_time)
+    monkeypatch.setattr(tournament_module, "time",
+                        SimpleNamespace(perf_counter=lambda: clock["now"]))  # fmt: skip
+    code, output = _run(["easy", "random", "--games", "6", "--max-seconds", "60",
+                         "--json", str(out)])  # fmt: skip
+    assert code == 0 and "3 games saved" in output and "--resume" in output
+    saved = json.loads(out.read_text())
+    assert [r["index"] for r in saved["results"]] == [0, 1, 2] and not saved["complete"]
+    monkeypatch.undo()
+    code, output = _run(["easy", "random", "--games", "6", "--json", str(out), "--resume"])
+    assert code == 0 and "resuming: 3 games" in output
+    assert len(json.loads(out.read_text())["results"]) == 6
 
 
 def test_resuming_from_another_tournament_is_refused_and_leaves_the_file(tmp_path: Path) -> None:
