@@ -107,6 +107,12 @@ class SeatOut(BaseModel):
     name: str | None
     taken: bool
     connected: bool
+    handover_in: int | None = Field(
+        default=None,
+        description="for a person's seat that is away: the seconds until another seated person "
+        "may hand it to a bot (0: now; see absent_seconds); null for a free seat, a bot's, or a "
+        "connected person's",
+    )
 
 
 class LobbyOut(BaseModel):

@@ -27,6 +27,7 @@ import hashlib
 import hmac
 import importlib
 import logging
+import math
 import random
 import secrets
 import time
@@ -589,9 +590,10 @@ class GameService:
                     level=s.level,
                     name=s.name,
                     taken=s.kind == "bot" or s.token_hash is not None,
-                    connected=s.kind == "bot"
-                    or live.connections.get(s.seat, 0) > 0
-                    or s.seat in live.shared.connected,
+                    connected=s.kind == "bot" or self._is_connected(live, s.seat),
+                    handover_in=self._handover_in(live, s.seat)
+                    if s.kind == "human" and s.token_hash is not None
+                    else None,
                 )
                 for s in live.stored.seats
             ],
@@ -1054,15 +1056,31 @@ class GameService:
     async def presence_changed(self, live: LiveGame) -> None:
         await self._notify(live, "presence")
 
+    def _is_connected(self, live: LiveGame, seat: int) -> bool:
+        """A socket of the seat is open here, or (redis://) was open anywhere when last read."""
+        return live.connections.get(seat, 0) > 0 or seat in live.shared.connected
+
+    def _away_for(self, live: LiveGame, seat: int) -> float:
+        """How long the seat has been away, from this process's bookkeeping (memory://) or the
+        shared presence as last read (redis://)."""
+        if self.presence is None:
+            return time.monotonic() - live.away_since.get(seat, self._started)
+        return time.time() - live.shared.away_since.get(seat, self._started_wall)
+
+    def _handover_in(self, live: LiveGame, seat: int) -> int | None:
+        """For a taken person's seat: None while connected, else the whole seconds (rounded up)
+        until :meth:`_refuse_if_present` lets another person hand it to a bot; 0 from then on.
+        The page counts down from it (relative, so that the clocks need not agree)."""
+        if self._is_connected(live, seat):
+            return None
+        return max(0, math.ceil(self.settings.absent_seconds - self._away_for(live, seat)))
+
     async def _refuse_if_present(self, live: LiveGame, seat: int) -> None:
         """409 while the person of this seat is connected, or left less than
         ``absent_seconds`` ago; 503 when shared presence cannot be read."""
         if live.connections.get(seat, 0) > 0:
             raise ServiceError(409, "seat-present", "this player is connected")
-        if self.presence is None:
-            since = live.away_since.get(seat, self._started)
-            away = time.monotonic() - since
-        else:
+        if self.presence is not None:
             try:
                 snapshot = await self.presence.read(live.stored.id)
             except PresenceUnavailableError as exc:
@@ -1074,9 +1092,7 @@ class GameService:
             live.shared = snapshot
             if seat in snapshot.connected:
                 raise ServiceError(409, "seat-present", "this player is connected")
-            since = snapshot.away_since.get(seat, self._started_wall)
-            away = time.time() - since
-        if away < self.settings.absent_seconds:
+        if self._away_for(live, seat) < self.settings.absent_seconds:
             raise ServiceError(
                 409,
                 "seat-present",

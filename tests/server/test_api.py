@@ -630,6 +630,40 @@ def test_a_newly_joined_or_reclaimed_seat_is_away_only_from_then(database_url: s
             assert time.time() - taken >= absent
 
 
+def test_an_away_seat_says_when_it_may_be_handed_to_a_bot(database_url: str) -> None:
+    """The state tells the page, for each person's seat that is away, the seconds until the
+    others may hand it to a bot (the page counts down; the button waits): none for a bot's or
+    a connected person's seat, 0 once allowed."""
+    absent = 30.0
+    settings = Settings(
+        database_url=database_url,
+        bot_delay=0,
+        rate_limit_per_minute=0,
+        absent_seconds=absent,
+        allow_seed=True,
+    )
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human", "bot"], seed=23)
+        seats = state(client, gid, tokens[0])["lobby"]["seats"]
+        assert seats[2]["handover_in"] is None  # a bot's
+        assert 0 < seats[1]["handover_in"] <= absent  # Bob just joined, and is away
+        _error(
+            client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])),
+            409,
+            "seat-present",
+        )
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[1]})
+            pushed = ws.receive_json()["state"]
+            assert pushed["lobby"]["seats"][1]["handover_in"] is None  # connected
+            assert state(client, gid, tokens[0])["lobby"]["seats"][1]["handover_in"] is None
+    quick = settings.with_(absent_seconds=0)
+    with running(quick) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=24)
+        assert state(client, gid, tokens[0])["lobby"]["seats"][1]["handover_in"] == 0
+        assert client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])).is_success
+
+
 def _hand_over_once_allowed(client: TestClient, game_id: str, token: str, seat: int) -> None:
     """Ask until the hand-over is allowed; until then it must be refused as too recent."""
     for _ in range(2000):

@@ -8,9 +8,11 @@ Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +41,14 @@ CHROMIUM_ARGS = [
 ]
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+ABSENT_SECONDS = 6.0
+STRINGS = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static" / "i18n"
+LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
+
+
+def _strings(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((STRINGS / f"{lang}.json").read_text("utf-8"))
+    return data
 
 
 def _free_port() -> int:
@@ -51,7 +61,13 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("browser") / "gotown.sqlite3"
-    settings = Settings(database_url=f"sqlite:///{db}", bot_delay=0.05, rate_limit_per_minute=0)
+    # absent_seconds: a seat that stays away may be handed to a bot after a short countdown.
+    settings = Settings(
+        database_url=f"sqlite:///{db}",
+        bot_delay=0.05,
+        rate_limit_per_minute=0,
+        absent_seconds=ABSENT_SECONDS,
+    )
     port = _free_port()
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -367,4 +383,367 @@ def test_an_invitation_opens_in_the_game_s_language(browser: Browser, server_url
     page.wait_for_selector("#status")
     assert page.text_content("#hand-panel h2") == "Twoja ręka"
     _shot(page, "14-join-in-polish")
+    context.close()
+
+
+def _create(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        server_url + "/api/games",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        created: dict[str, Any] = json.load(response)
+        return created
+
+
+def _join(server_url: str, created: dict[str, Any], name: str, seat: int) -> dict[str, Any]:
+    code = created["invite_url"].rsplit("/", 1)[1]
+    request = urllib.request.Request(
+        f"{server_url}/api/games/{created['game_id']}/join",
+        data=json.dumps({"code": code, "name": name, "seat": seat}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        joined: dict[str, Any] = json.load(response)
+        return joined
+
+
+def _choose_language(page: Page, lang: str) -> None:
+    page.select_option("#lang", lang)
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+
+
+def _height(page: Page, selector: str) -> float:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return float(box["height"])
+
+
+# Every card the page can draw, in a hand built by the page itself (cardEl, #hand-panel .hand).
+MEASURE_CARDS = """() => {
+  const codes = ["1", "2", "3", "4", "5", "6", "7", "8", "?", "dog", "bone", "thief",
+    "super-thief", "jackhammer", "wrecking-ball", "milkshake", "donut-truck"];
+  const hand = h("div", { class: "hand", id: "hand" }, ...codes.map((c) => cardEl(c)));
+  document.querySelector("#app").replaceChildren(
+    h("section", { class: "panel", id: "hand-panel" }, hand));
+  return [...hand.children].map((card) => {
+    const name = card.querySelector(".name");
+    const c = card.getBoundingClientRect();
+    const n = name && name.getBoundingClientRect();
+    return {
+      label: card.getAttribute("aria-label"),
+      text: name ? name.textContent : null,
+      fits: !name || (name.scrollWidth <= name.clientWidth && name.scrollHeight <= name.clientHeight
+        && n.left >= c.left && n.right <= c.right && n.top >= c.top && n.bottom <= c.bottom
+        && card.scrollWidth <= card.clientWidth),
+      size: name ? parseFloat(getComputedStyle(name).fontSize) : null,
+      width: c.width,
+    };
+  });
+}"""
+
+
+def test_card_names_fit_their_cards_in_every_language(browser: Browser, server_url: str) -> None:
+    """German and Polish names are long ("Presslufthammer", "Młot pneumatyczny"): on a phone
+    and on a laptop each name stays inside its card, in a readable size; a number card shows
+    its number and colour only (its label still says it is a floor card)."""
+    for viewport in (PHONE, LAPTOP):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.goto(server_url + "/")
+        page.wait_for_selector("#create-title")
+        for lang in ("de", "pl", *(x for x in LANGUAGES if x not in ("de", "pl"))):
+            _choose_language(page, lang)
+            page.wait_for_selector("#create-title")
+            cards = page.evaluate(MEASURE_CARDS)
+            floor = _strings(lang)["card_floor"].replace("\u00ad", "")
+            overflowing = [c["label"] for c in cards if not c["fits"]]
+            assert not overflowing, (lang, viewport["width"], overflowing)
+            numbers, named = cards[:8], cards[8:]
+            assert min(c["size"] for c in named) >= 11, (lang, viewport["width"])
+            assert all(c["text"] is None and c["label"].startswith(floor) for c in numbers), lang
+            assert len({round(c["width"]) for c in numbers}) == 1, (lang, numbers)
+            assert all("\u00ad" not in c["label"] for c in cards), lang
+            if lang in ("de", "pl"):
+                _shot(page, f"16-cards-{lang}-{viewport['width']}")
+        context.close()
+
+
+def test_errors_and_notices_speak_only_the_reader_s_language(
+    browser: Browser, server_url: str
+) -> None:
+    """Polish on a phone: a blank name is refused in Polish, a refused move says why in Polish
+    only (the server's English message goes to the console), across the screen's width, and a
+    tap closes it; the title says it is your turn; a move aimed at you is told at once."""
+    pl = _strings("pl")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="pl-PL")
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    page.goto(server_url + "/")
+    _choose_language(page, "pl")
+    page.wait_for_selector("#create-title")
+    page.fill("#name", "Ola")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.select_option("#opt-first_player", "0")
+    page.click("#create-btn")
+    page.wait_for_selector("#status.mine")
+
+    # The rules refuse this move (there is no wrecking ball in the hand): the server explains
+    # in English, the page in Polish only.
+    hand = page.evaluate("table.state.view.hand")
+    assert "wrecking-ball" not in hand
+    server: list[str] = []
+    page.on("console", lambda m: server.append(m.text) if m.type == "info" else None)
+    page.evaluate("table.act({ type: 'wrecking-ball', target: 1 })")
+    page.wait_for_selector("#toast:not([hidden])")
+    shown = page.text_content("#toast") or ""
+    assert re.fullmatch(re.escape(pl["err_illegal-action"]) + r"( \(R\d+\w*\))?", shown), shown
+    assert any("illegal-action" in m for m in server), server
+    english = server[-1].split(": ", 2)[-1]
+    assert english and english not in shown, (english, shown)
+    box = page.locator("#toast").bounding_box()
+    assert box is not None
+    assert box["x"] >= 15 and box["x"] + box["width"] <= PHONE["width"] - 15, box
+    page.evaluate(
+        "toast(errorText({ code: 'stale-version', message: 'this action was made on version 3' }))"
+    )
+    box = page.locator("#toast").bounding_box()
+    assert box is not None and box["width"] >= PHONE["width"] - 40, box  # a long one: all across
+    assert page.text_content("#toast") == pl["err_stale-version"]
+    _shot(page, "17-error-toast-pl")
+    page.click("#toast")
+    page.wait_for_selector("#toast", state="hidden")
+    title = "\u25cf " + pl["your_turn"] + " \u2013 GoTown"
+    assert page.evaluate("document.title") == title
+
+    # A milkshake for Ola (seat 0) from the bot: a notice, not only a line in the log.
+    page.evaluate(
+        """() => {
+        const st = structuredClone(table.state);
+        st.version += 1;
+        st.view.events.push({ type: "action", seat: 1, action: { type: "milkshake", target: 0 } });
+        table.update(st);
+      }"""
+    )
+    page.wait_for_selector("#toast.info:not([hidden])")
+    bot = page.text_content('.seatbox[data-seat="1"] .seatname') or ""
+    assert page.text_content("#toast") == pl["log_milkshake_tyou"].replace("{actor}", bot)
+
+    # A blank name (only spaces) is refused in the browser, in Polish.
+    page.goto(server_url + "/")
+    page.wait_for_selector("#create-title")
+    page.fill("#name", "   ")
+    page.click("#create-btn")
+    assert page.evaluate("document.querySelector('#name').validationMessage") == pl["name_required"]
+    assert urllib.parse.urlparse(page.url).path == "/"
+    assert not errors, errors
+    context.close()
+
+
+def test_an_away_seat_counts_down_to_its_hand_over(browser: Browser, server_url: str) -> None:
+    """The server refuses to hand a seat to a bot for absent_seconds after its person left:
+    the page says how long is left, keeps the button disabled until then, and enables it by
+    itself."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    en = _strings("en")
+    page.goto(server_url + "/")
+    page.fill("#name", "Anna")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "human")
+    page.click("#create-btn")
+    page.wait_for_selector("#invite-url")
+    invite = page.text_content("#invite-url") or ""
+    game_id = page.url.rsplit("/", 1)[1]
+    _join(server_url, {"game_id": game_id, "invite_url": invite}, "Bob", 1)  # no socket: away
+
+    page.wait_for_selector('.seatbox[data-seat="1"] button.fill-bot')
+    button = page.locator('.seatbox[data-seat="1"] button.fill-bot')
+    assert button.is_disabled()  # the server would refuse it now
+    away = page.locator('.seatbox[data-seat="1"] [data-away-seat]')
+    first = away.text_content() or ""
+    prefix, suffix = en["away_bot_in"].split("{n}")
+    assert first.startswith(prefix) and first.endswith(suffix), first
+    left = int(first[len(prefix) : -len(suffix)])
+    assert 1 <= left <= ABSENT_SECONDS
+    _shot(page, "18-away-countdown")
+    page.wait_for_function(
+        "document.querySelector('[data-away-seat=\"1\"]').textContent !== " + json.dumps(first)
+    )  # it counts down by itself
+    button.wait_for(state="visible")
+    page.wait_for_function(
+        "!document.querySelector('.seatbox[data-seat=\"1\"] button.fill-bot').disabled",
+        timeout=(ABSENT_SECONDS + 5) * 1000,
+    )
+    assert away.text_content() == en["away"]
+    button.click()
+    page.wait_for_function(
+        "document.querySelector('.seatbox[data-seat=\"1\"] button.fill-bot') === null"
+    )
+    public = _public_state(server_url, game_id)
+    assert public["lobby"]["seats"][1]["kind"] == "bot"
+    assert not errors, errors
+    context.close()
+
+
+def test_copying_the_link_works_without_the_clipboard_api(
+    browser: Browser, server_url: str
+) -> None:
+    """Over plain http on a network address (the README's phone setup) a page has no
+    navigator.clipboard: "copy the link" still copies (or selects the link) and says which."""
+    en = _strings("en")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.add_init_script(
+        "Object.defineProperty(navigator, 'clipboard', { value: undefined, configurable: true });"
+    )
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.fill("#name", "Anna")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "human")
+    page.click("#create-btn")
+    page.wait_for_selector("#copy-invite")
+    page.click("#copy-invite")
+    page.wait_for_selector("#toast:not([hidden])")
+    said = page.text_content("#toast")
+    assert said in (en["copied"], en["copy_failed"])
+    if said == en["copy_failed"]:  # then the link is selected, to be copied by hand
+        assert page.evaluate("String(getSelection())") == page.text_content("#invite-url")
+    context.close()
+
+
+def test_long_names_stay_in_their_seat_box(browser: Browser, server_url: str) -> None:
+    long = "Wolfeschlegelsteinhausen"  # 24 letters, nowhere to break
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.fill("#name", long)
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.click("#create-btn")
+    page.wait_for_selector("#status")
+    head = page.evaluate(
+        """() => [...document.querySelectorAll('.seatbox')].map((box) => {
+          const name = box.querySelector('.seathead > span');
+          const b = box.getBoundingClientRect(), n = name.getBoundingClientRect();
+          const titled = box.querySelector('.seathead [title]');
+          return { title: titled && titled.title, inside: n.left >= b.left && n.right <= b.right };
+        })"""
+    )
+    assert all(h["inside"] for h in head), head
+    assert head[0]["title"] == long
+    _no_sideways_scroll(page)
+    context.close()
+
+
+def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: str) -> None:
+    """The turn and the limit are shown; the end says the limit was reached (once), and the
+    log too; the options are at the table; tap targets are 44px high; the replay shows no
+    "wait for your turn" and labels its controls."""
+    en = _strings("en")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    page.goto(server_url + "/")
+    for selector in ("#rules-link", "#lang", "#how-to"):
+        assert _height(page, selector) >= 44, selector
+    page.fill("#name", "Tina")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.select_option("#seat-level-1", "random")
+    page.select_option("#opt-first_player", "1")  # the bot plays turn 1, the last one
+    page.fill("#opt-turn_limit", "1")
+    page.click("#create-btn")
+    page.wait_for_selector("#winner")
+    assert page.text_content("#turn") == en["turn_n_of"].format(n=1, limit=1)
+    assert page.text_content("#winner") == en["over_turn_limit"]
+    assert page.text_content("#status") == en["game_over"]
+    assert en["log_end_turn_limit"] in (page.text_content("#log") or "")
+    body = page.text_content("#app") or ""
+    assert body.count(en["over_nowinner"]) == 0 and body.count(en["over_turn_limit"]) == 1
+    page.click("#game-options summary")
+    options = page.text_content("#game-options") or ""
+    assert en["opt_turn_limit"] in options and en["opt_first_player"] in options
+    for selector in ("#discard summary", "#game-options summary", "#replay-link"):
+        assert _height(page, selector) >= 44, selector
+    assert page.evaluate("document.title") == "GoTown"
+    _shot(page, "19-turn-limit-end-phone")
+
+    page.click("#replay-link")
+    page.wait_for_selector("#replay-slider")
+    page.click("#replay-first")
+    assert page.get_attribute("#replay-play", "aria-label") == en["play"]
+    assert page.get_attribute("#replay-view", "aria-label") == en["replay_view"]
+    for selector in ("#replay-view", "#replay-slider"):
+        assert _height(page, selector) >= 44, selector
+    assert en["wait_turn"] not in (page.text_content("#replay-stage") or "")
+    assert not errors, errors
+    context.close()
+
+
+def test_the_log_keeps_the_reader_s_place(browser: Browser, server_url: str) -> None:
+    """A redraw (a new state, a language) leaves the log where its reader scrolled it, and
+    follows its end only for a reader who was at the end."""
+    created = _create(
+        server_url,
+        {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}},
+    )
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(created["watch_url"])
+    page.wait_for_function(
+        "(() => { const l = document.querySelector('#log'); "
+        "return l && l.scrollHeight > l.clientHeight + 200; })()"
+    )
+    page.evaluate("window.oldLog = document.querySelector('#log'); oldLog.scrollTop = 0;")
+    _choose_language(page, "fr")
+    page.wait_for_function("document.querySelector('#log') !== window.oldLog")
+    assert page.evaluate("document.querySelector('#log').scrollTop") == 0
+    page.evaluate(
+        "window.oldLog = document.querySelector('#log'); oldLog.scrollTop = oldLog.scrollHeight;"
+    )
+    _choose_language(page, "en")
+    page.wait_for_function("document.querySelector('#log') !== window.oldLog")
+    at_end = page.evaluate(
+        "(() => { const l = document.querySelector('#log'); "
+        "return l.scrollHeight - l.scrollTop - l.clientHeight; })()"
+    )
+    assert at_end <= 2
+    context.close()
+
+
+def test_a_failed_chances_request_is_asked_again(browser: Browser, server_url: str) -> None:
+    """The win-probability bar: a request that fails says the chances are unavailable, and is
+    asked again later (not "computing..." for ever)."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    asked: list[str] = []
+
+    def chances(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            body = {"error": {"code": "estimate-failed", "message": "the estimate failed"}}
+            route.fulfill(status=503, content_type="application/json", body=json.dumps(body))
+        else:
+            route.continue_()
+
+    page.route("**/chances", chances)
+    page.goto(server_url + "/")
+    page.fill("#name", "Eva")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "bot")
+    page.select_option("#opt-first_player", "0")
+    page.click("#create-btn")
+    page.wait_for_selector("#status.mine")
+    page.check("#chances-toggle")
+    page.wait_for_selector("#chances-unavailable")
+    assert page.text_content("#chances-unavailable") == _strings("en")["chances_unavailable"]
+    page.wait_for_selector('#chances .bar[role="meter"]', timeout=20000)
+    assert len(asked) >= 2
     context.close()

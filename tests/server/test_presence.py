@@ -152,6 +152,29 @@ def test_a_seat_that_left_one_process_is_away_on_the_other_for_absent_seconds(
         assert state(two, gid, tokens[0])["lobby"]["seats"][1]["kind"] == "bot"
 
 
+def test_every_process_counts_down_to_the_hand_over_from_when_the_seat_left(
+    settings: Settings,
+) -> None:
+    """The state's handover_in (what the page counts down) comes from the shared presence: on
+    another process, from when the seat's last socket closed."""
+    absent = 30.0
+    shared = settings.with_(broadcast_url=REDIS_URL, absent_seconds=absent)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=45)
+        with one.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[1]})
+            _state_where(ws)
+            assert state(two, gid, tokens[0])["lobby"]["seats"][1]["handover_in"] is None
+            time.sleep(2)  # Bob stays a while: counted from his joining, it would be less
+            left = time.time()
+        wait_until(two, gid, None, lambda st: _flags(st) == [False, False])
+        before = time.time()
+        seat = state(two, gid, tokens[0])["lobby"]["seats"][1]
+        after = time.time()
+        # Whole seconds, rounded up, from the time he left (a little after `left`).
+        assert absent - (after - left) <= seat["handover_in"] <= absent - (before - left) + 1
+
+
 def test_a_connection_whose_heartbeat_stopped_stops_counting(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

@@ -197,7 +197,7 @@ def test_a_seat_joined_on_another_process_is_not_handed_to_a_bot(settings: Setti
             assert lobby["status"] == "playing"
             assert lobby["seats"][1] == {
                 "seat": 1, "kind": "human", "level": None, "name": "Bob", "taken": True,
-                "connected": True,
+                "connected": True, "handover_in": None,
             }  # fmt: skip
             # One knows Bob's token, and does not give his seat away while he is connected.
             assert state(one, gid, bob)["seat"] == 1

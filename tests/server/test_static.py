@@ -43,14 +43,63 @@ def test_every_literal_key_used_by_the_page_exists() -> None:
     assert used and used <= set(english), sorted(used - set(english))
 
 
+SOFT_HYPHEN = "\u00ad"
+
+
+def _card_names(lang: str) -> dict[str, str]:
+    """The card names as printed: without the soft hyphens where a long name may break."""
+    return {
+        key: text.replace(SOFT_HYPHEN, "")
+        for key, text in _strings(lang).items()
+        if key.startswith("card_")
+    }
+
+
 def test_card_names_follow_the_rules_table() -> None:
     """R2 gives the card names in the eight languages."""
     names = {"?": "Joker", "dog": "Guard dog", "thief": "Thief", "super-thief": "Super-thief"}
-    assert {k: _strings("en")[f"card_{k}"] for k in names} == names
-    assert _strings("cs")["card_super-thief"] == "Mafián"
-    assert _strings("pl")["card_donut-truck"] == "Dostawa pączków"
-    assert _strings("de")["card_jackhammer"] == "Presslufthammer"
-    assert _strings("fr")["card_floor"] == "Carte étage"
+    assert {k: _card_names("en")[f"card_{k}"] for k in names} == names
+    assert _card_names("cs")["card_super-thief"] == "Mafián"
+    assert _card_names("pl")["card_donut-truck"] == "Dostawa pączków"
+    assert _card_names("de")["card_jackhammer"] == "Presslufthammer"
+    assert _card_names("fr")["card_floor"] == "Carte étage"
+
+
+def test_long_card_names_may_break_between_syllables() -> None:
+    """A card is about 3.5rem wide on a phone: a long one-word name carries soft hyphens."""
+    assert _strings("de")["card_jackhammer"] == SOFT_HYPHEN.join(["Press", "luft", "ham", "mer"])
+    for lang in LANGUAGES:
+        for key, text in _strings(lang).items():
+            if key.startswith("card_"):
+                assert SOFT_HYPHEN * 2 not in text and not text.startswith(SOFT_HYPHEN), (lang, key)
+            elif SOFT_HYPHEN in text:
+                raise AssertionError(f"{lang} {key}: a soft hyphen outside a card's name")
+            for word in text.replace(SOFT_HYPHEN + "-", "-").split():
+                pieces = word.replace("-", SOFT_HYPHEN).split(SOFT_HYPHEN)
+                if key.startswith("card_") and key != "card_floor":
+                    assert max(len(p) for p in pieces) <= 10, (lang, key, word)
+
+
+def _server_error_codes() -> set[str]:
+    """Every error code the server sends, read from its source."""
+    source = "\n".join(path.read_text("utf-8") for path in (STATIC.parent).glob("*.py"))
+    patterns = (
+        r'ServiceError\(\s*\d+,\s*"([a-z-]+)"',
+        r'_error\(\s*"([a-z-]+)"',
+        r'_send_error\(\s*send,\s*\d+,\s*"([a-z-]+)"',
+        r'"code":\s*"([a-z-]+)"',
+    )
+    return {code for pattern in patterns for code in re.findall(pattern, source)}
+
+
+def test_every_error_the_server_sends_has_words_in_every_language() -> None:
+    """The page shows an error in the reader's language only (the server's English message
+    goes to the console): each code needs its own sentence."""
+    codes = _server_error_codes()
+    assert {"stale-version", "invalid-name", "storage-unavailable", "bad-request"} <= codes
+    english = _strings("en")
+    missing = sorted(code for code in codes if f"err_{code}" not in english)
+    assert not missing, missing
 
 
 def test_pages_and_rules_are_served(client: TestClient) -> None:

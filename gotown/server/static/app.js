@@ -39,20 +39,66 @@ function t(key, params = {}) {
   for (const [k, v] of Object.entries(params)) s = s.split("{" + k + "}").join(String(v));
   return s;
 }
+/* Card names may hold soft hyphens (where a long name may break on a card): not in labels. */
+const plain = (s) => String(s).replace(/\u00ad/g, "");
 let toastTimer = null;
+/* A message at the foot of the screen: an error stays longer than a notice (it may say what to
+   do); a tap closes it. */
 function toast(message, info = false) {
   const el = $("#toast");
   el.textContent = message;
   el.className = info ? "info" : "";
   el.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
+  toastTimer = setTimeout(() => { el.hidden = true; }, info ? 6000 : 12000);
 }
+function hideToast() {
+  clearTimeout(toastTimer);
+  $("#toast").hidden = true;
+}
+/* The reader's language only: the server's own (English) message goes to the console, and is
+   shown only for a code this page has no words for. */
 function errorText(err) {
   if (!err) return t("err_network");
   const key = "err_" + err.code;
   const known = I18N[key] ?? FALLBACK[key];
-  return known ? known + (err.rule ? " (" + err.rule + ")" : "") + " — " + err.message : err.message;
+  if (!known) return err.message || t("err_network");
+  if (err.message && err.code !== "network") console.info("GoTown server: " + err.code + ": " + err.message);
+  return known + (err.rule ? " (" + err.rule + ")" : "");
+}
+/* A name field refuses a blank (or only spaces) name, in the page's language. */
+function requireName(input) {
+  const check = () => input.setCustomValidity(input.value.trim() ? "" : t("name_required"));
+  input.addEventListener("input", check);
+  check();
+}
+/* Copy a text: the Clipboard API where the page may use it (a secure context: https or
+   localhost), else a hidden textarea and execCommand (a phone on http://192.168.x.y); if
+   neither works, the text shown in `source` is selected, to be copied by hand. */
+async function copyText(text, source) {
+  let ok = false;
+  if (navigator.clipboard && window.isSecureContext) {
+    try { await navigator.clipboard.writeText(text); ok = true; } catch (e) { /* try the old way */ }
+  }
+  if (!ok) {
+    const back = document.activeElement;
+    const area = h("textarea", { readonly: true, "aria-hidden": "true", tabindex: "-1", class: "copy-area" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    area.setSelectionRange(0, text.length);
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    area.remove();
+    if (back && back.focus) back.focus();
+  }
+  if (!ok && source) {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  toast(ok ? t("copied") : t("copy_failed"), ok);
 }
 async function api(method, path, body, token) {
   const headers = { "Accept": "application/json" };
@@ -116,8 +162,8 @@ function cardClass(code) {
   return code === "?" ? "cjoker" : "cspecial";
 }
 function cardName(code) {
-  if (NUMBERS.includes(code)) return t("card_floor");
-  return t("card_" + code);
+  if (NUMBERS.includes(code)) return plain(t("card_floor"));
+  return plain(t("card_" + code));
 }
 function cardLabel(code) {
   return NUMBERS.includes(code) ? code : (code === "?" ? t("card_?") : t("card_" + code));
@@ -142,6 +188,7 @@ function parseRoute() {
 }
 function render() {
   Object.assign(route, parseRoute());
+  if (route.name !== "table" && route.name !== "watch") table.close();
   const app = $("#app");
   app.replaceChildren();
   if (route.name === "home") renderHome(app);
@@ -178,6 +225,7 @@ function renderHome(app) {
   players.addEventListener("change", () => { count = Number(players.value); drawSeats(); drawFirst(); });
   const name = h("input", { id: "name", required: true, maxlength: 24, autocomplete: "nickname" });
   try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
+  requireName(name);
   const gameLang = h("select", { id: "game-lang" }, ...LANGS.map((l) => h("option", { value: l }, l.toUpperCase())));
   gameLang.value = lang;
   gameLang.addEventListener("change", () => chooseLang(gameLang.value).then(render));
@@ -224,6 +272,7 @@ function renderHome(app) {
     if (short.checked) options.win_floors = 4;
     for (const [key, sel] of Object.entries(optionInputs)) options[key] = JSON.parse(sel.value);
     options.first_player = first.value === "random" ? "random" : Number(first.value);
+    if (!name.value.trim()) { toast(t("name_required")); name.focus(); return; }
     if (limit.value.trim() !== "") {
       const n = Number(limit.value);
       if (!Number.isInteger(n) || n < 1 || n > TURN_LIMIT_MAX) { toast(t("opt_turn_limit_invalid", { max: TURN_LIMIT_MAX })); limit.focus(); return; }
@@ -238,7 +287,7 @@ function renderHome(app) {
     } catch (err) { toast(errorText(err)); }
   });
   drawSeats();
-  app.append(form, h("p", { class: "help" }, h("a", { href: "/rules/" + lang }, t("read_rules"))));
+  app.append(form, h("p", { class: "help" }, h("a", { href: "/rules/" + lang, id: "how-to", class: "tap" }, t("read_rules"))));
   name.focus();
 }
 
@@ -253,6 +302,7 @@ async function renderJoin(app, code) {
   const panel = h("form", { class: "panel", id: "join-form" });
   const name = h("input", { id: "join-name", required: true, maxlength: 24, autocomplete: "nickname" });
   try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
+  requireName(name);
   const free = lobby.seats.filter((s) => !s.taken);
   const seatSel = h("select", { id: "join-seat" }, ...free.map((s) => h("option", { value: s.seat }, t("seat_n", { n: s.seat + 1 }))));
   panel.append(
@@ -266,6 +316,7 @@ async function renderJoin(app, code) {
   );
   panel.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    if (!name.value.trim()) { toast(t("name_required")); name.focus(); return; }
     try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
     try {
       const res = await api("POST", "/api/games/" + lobby.game_id + "/join", { code, name: name.value.trim(), seat: Number(seatSel.value) });
@@ -299,16 +350,20 @@ function buildLabels(cards) {
   const label = (c, other) => (c === "?" && other !== "?" ? cardLabel("?") + " (" + (9 - Number(other)) + ")" : cardLabel(c));
   return { a: label(cards[0], cards[1]), b: label(cards[1], cards[0]) };
 }
-function actionText(a, state, actor) {
+/* The log's line for an action; `aimed`: it was aimed at the viewer by someone else. */
+function actionLine(a, state, actor) {
   const viewer = state.seat;
   const you = actor !== null && actor === viewer;
   const P = (s) => seatName(state.lobby, s, viewer);
   const target = a.target ?? null;
   const p = { actor: P(actor), target: P(target), card: a.card ? cardLabel(a.card) : "", n: (a.floor ?? 0) + 1 };
   if (a.type === "build") Object.assign(p, buildLabels(a.cards));
-  if (a.type === "dog" && (target === null || target === actor)) return t(you ? "log_dog_own_you" : "log_dog_own", p);
-  if (!you && target !== null && target === viewer) return t("log_" + a.type + "_tyou", p);
-  return t("log_" + a.type + (you ? "_you" : ""), p);
+  if (a.type === "dog" && (target === null || target === actor)) return { text: t(you ? "log_dog_own_you" : "log_dog_own", p) };
+  if (!you && target !== null && target === viewer) return { text: t("log_" + a.type + "_tyou", p), aimed: true };
+  return { text: t("log_" + a.type + (you ? "_you" : ""), p) };
+}
+function actionText(a, state, actor) {
+  return actionLine(a, state, actor).text;
 }
 function buttonText(a, state) {
   const P = (s) => seatName(state.lobby, s, state.seat);
@@ -334,27 +389,63 @@ function eventLines(events, state) {
       if (a.type === "thief" || a.type === "super-thief") {
         const stolen = [];
         while (i + 1 < events.length && events[i + 1].type === "stolen") stolen.push(events[++i]);
-        if (!stolen.length) { lines.push({ text: actionText(a, state, e.seat) }); continue; }
+        if (!stolen.length) { lines.push(actionLine(a, state, e.seat)); continue; }
         for (const s of stolen) {
           const k = "_" + a.type;
           if (s.seat === viewer && s.card) lines.push({ text: t("log_stolen_by_you" + k, { card: cardLabel(s.card), victim: P(s.victim) }) });
-          else if (s.victim === viewer && s.card) lines.push({ text: t("log_stolen_from_you" + k, { actor: P(s.seat), card: cardLabel(s.card) }) });
+          else if (s.victim === viewer && s.card) lines.push({ text: t("log_stolen_from_you" + k, { actor: P(s.seat), card: cardLabel(s.card) }), aimed: true });
           else lines.push({ text: t("log_stolen" + k, { actor: P(s.seat), victim: P(s.victim) }) });
         }
       } else if (a.type === "end-turn") {
         lines.push({ text: t(e.seat === viewer ? "log_end-turn_you" : "log_end-turn", { actor: P(e.seat) }) });
       } else {
-        lines.push({ text: actionText(a, state, e.seat) });
+        lines.push(actionLine(a, state, e.seat));
       }
     } else if (e.type === "stolen") {
       lines.push({ text: t("log_stolen_thief", { actor: P(e.seat), victim: P(e.victim) }) });
     } else if (e.type === "reshuffle") {
       lines.push({ text: t("log_reshuffle", { count: e.count ?? e.cards ?? "" }) });
     } else if (e.type === "end") {
-      lines.push({ cls: "turn", text: e.winner === null ? t("log_end_nowinner") : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
+      const nobody = e.reason === "turn-limit" ? t("log_end_turn_limit") : t("log_end_nowinner");
+      lines.push({ cls: "turn", text: e.winner === null ? nobody : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
     }
   }
   return lines;
+}
+
+/* How the game ended: "win" or "turn-limit" (the end event says; an older view without it:
+   no winner at the turn limit). */
+function endReason(v) {
+  const end = (v.events || []).filter((e) => e.type === "end").pop();
+  if (end && end.reason) return end.reason;
+  if (v.winner !== null) return "win";
+  const limit = v.options && v.options.turn_limit;
+  return limit && v.turn >= limit ? "turn-limit" : null;
+}
+function outcomeText(v, lobby, me) {
+  if (v.winner !== null && v.winner !== undefined) return v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) });
+  return endReason(v) === "turn-limit" ? t("over_turn_limit") : t("over_nowinner");
+}
+function turnText(v) {
+  const limit = v.options && v.options.turn_limit;
+  return limit ? t("turn_n_of", { n: v.turn, limit }) : t("turn_n", { n: v.turn });
+}
+/* The game's R23 options in words, folded: the table shows what was agreed. */
+function optionsSummary(options, lobby) {
+  const o = options || {};
+  const rows = [];
+  if (o.win_floors !== undefined) rows.push([t("opt_win_floors_n"), String(o.win_floors)]);
+  for (const [key, values] of Object.entries(OPTIONS)) {
+    if (key === "win_floors" || o[key] === undefined) continue;
+    const known = values.some((v) => String(v) === String(o[key]));
+    rows.push([t("opt_" + key), known ? t("opt_" + key + "_" + String(o[key])) : String(o[key])]);
+  }
+  if (o.first_player !== undefined) {
+    rows.push([t("opt_first_player"), o.first_player === "random" || o.first_player === null ? t("opt_first_player_random") : seatName(lobby, Number(o.first_player), null)]);
+  }
+  if ("turn_limit" in o) rows.push([t("opt_turn_limit"), o.turn_limit ? String(o.turn_limit) : t("opt_turn_limit_none")]);
+  return h("details", { class: "game-options", id: "game-options" }, h("summary", {}, t("options")),
+    h("dl", {}, ...rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
 }
 
 /* ---------- the table ---------- */
@@ -364,11 +455,14 @@ function showOffline(lost) {
   if (!el) { el = h("div", { id: "offline", role: "status" }); document.body.prepend(el); }
   el.textContent = t("reconnecting");
 }
+/* A card of the hand. A number card shows its number and colour only ("floor card" is in its
+   label for screen readers); the joker and the special cards show their name, which may break
+   at its soft hyphens. */
 function cardEl(code, extra = {}) {
   const isNum = NUMBERS.includes(code) || code === "?";
-  return h("span", { class: "card " + cardClass(code) + (isNum ? "" : " special"), "aria-label": NUMBERS.includes(code) ? cardName(code) + " " + code : cardLabel(code), ...extra },
+  return h("span", { class: "card " + cardClass(code) + (isNum ? "" : " special"), "aria-label": NUMBERS.includes(code) ? cardName(code) + " " + code : plain(cardLabel(code)), ...extra },
     isNum ? h("span", { class: "num", "aria-hidden": "true" }, code) : null,
-    h("span", { class: "name" }, NUMBERS.includes(code) ? cardName(code) : cardLabel(code)));
+    NUMBERS.includes(code) ? null : h("span", { class: "name" }, cardLabel(code)));
 }
 function miniCard(code, value) {
   const label = code === "?" ? "?=" + value : code;
@@ -381,7 +475,7 @@ function towerEl(tower, prevFloors, seat, view) {
     const f = h("div", { class: "floor" + (i === tower.length - 1 ? " top" : "") + (i >= prevFloors ? " new" : ""), "data-floor": i },
       h("span", { class: "badge", title: t("floor_n", { n: i + 1 }) }, i + 1),
       ...cards.map((c, k) => miniCard(c, values[k])),
-      ...Array.from({ length: dogs }, () => h("span", { class: "mini cspecial dogmark", title: t("card_dog") }, t("card_dog"))));
+      ...Array.from({ length: dogs }, () => h("span", { class: "mini cspecial dogmark", title: cardName("dog") }, t("card_dog"))));
     el.append(f);
   });
   if (!tower.length) el.append(h("div", { class: "help" }, t("no_floor")));
@@ -404,13 +498,16 @@ function contains(big, small) {
 const table = {
   app: null, gameId: null, token: null, spectator: false, ws: null, state: null,
   selected: [], hints: null, prevFloors: {}, retry: 0, closed: false, busy: false,
-  chances: null, chancesAsked: -1, chancesBusy: false, wasMyTurn: false, replay: false,
+  chances: null, chancesAsked: -1, chancesBusy: false, chancesFailed: false, chancesRetry: null, chancesDelay: 0,
+  wasMyTurn: false, replay: false, logKeep: null, handoverAt: {}, ticker: null,
 
   open(app, gameId, spectator) {
     this.close();
     this.app = app; this.gameId = gameId; this.spectator = spectator; this.closed = false;
     this.selected = []; this.hints = null; this.prevFloors = {}; this.state = null;
     this.chances = null; this.chancesAsked = -1; this.wasMyTurn = false;
+    this.chancesFailed = false; this.chancesDelay = 0; this.logKeep = null; this.handoverAt = {};
+    this.ticker = setInterval(() => this.tickAway(), 1000);
     const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
     this.token = spectator ? null : tokens.get(gameId);
@@ -424,6 +521,9 @@ const table = {
   close() {
     this.closed = true;
     if (this.ws) { try { this.ws.close(); } catch (e) { /* ignore */ } this.ws = null; }
+    clearInterval(this.ticker); this.ticker = null;
+    clearTimeout(this.chancesRetry); this.chancesRetry = null;
+    document.title = "GoTown";
   },
   connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -450,7 +550,15 @@ const table = {
     if (this.state && this.state.view) {
       this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
     }
+    const before = this.state;
     this.state = state;
+    // Seconds until an away seat may be handed to a bot: counted down here (tickAway).
+    const now = performance.now();
+    this.handoverAt = {};
+    for (const s of state.lobby.seats) {
+      if (Number.isFinite(s.handover_in)) this.handoverAt[s.seat] = now + s.handover_in * 1000;
+    }
+    if (versionChanged && before) this.tellAimed(before, state);
     document.body.dataset.connection = "ok";
     showOffline(false);
     document.body.dataset.version = String(state.version);
@@ -471,6 +579,30 @@ const table = {
     if (on) { this.chancesAsked = -1; this.maybeAskChances(); }
     this.draw();
   },
+  /* A move aimed at this seat by someone else (a card stolen, a floor knocked down, a
+     milkshake...) is told at once, not only in the log at the foot of a phone's page. */
+  tellAimed(before, state) {
+    if (this.replay || state.seat === null || !before.view || !state.view) return;
+    const old = before.view.events || [], now = state.view.events || [];
+    if (now.length <= old.length) return;
+    const lines = eventLines(now.slice(old.length), state).filter((l) => l.aimed);
+    if (lines.length) toast(lines.slice(-3).map((l) => l.text).join(" "), true);
+  },
+  handoverLeft(seat) {
+    const at = this.handoverAt[seat];
+    return at === undefined ? 0 : Math.max(0, Math.ceil((at - performance.now()) / 1000));
+  },
+  awayText(seat) {
+    const left = this.handoverLeft(seat);
+    const st = this.state;
+    return left > 0 && st && st.seat !== null && st.seat !== seat ? t("away_bot_in", { n: left }) : t("away");
+  },
+  /* Every second: the away seats' countdowns, and their hand-over buttons once allowed. */
+  tickAway() {
+    if (!this.app || !this.state) return;
+    for (const el of this.app.querySelectorAll("[data-away-seat]")) el.textContent = this.awayText(Number(el.dataset.awaySeat));
+    for (const el of this.app.querySelectorAll("button[data-bot-seat]")) el.disabled = this.handoverLeft(Number(el.dataset.botSeat)) > 0;
+  },
   maybeAskChances() {
     const st = this.state;
     if (!st || this.replay || this.spectator || st.seat === null || !st.view || st.view.over) return;
@@ -485,13 +617,26 @@ const table = {
   async askChances(version) {
     this.chancesAsked = version;
     this.chancesBusy = true;
+    clearTimeout(this.chancesRetry); this.chancesRetry = null;
+    const gameId = this.gameId;
+    let failed = false;
     try {
-      const res = await api("GET", "/api/games/" + this.gameId + "/chances", undefined, this.token);
+      const res = await api("GET", "/api/games/" + gameId + "/chances", undefined, this.token);
+      if (gameId !== this.gameId) return;
       this.chances = res;
-    } catch (err) { /* the bar is a nicety: it stays as it was */ }
-    finally { this.chancesBusy = false; }
-    if (this.state && this.state.version !== version && this.state.view && this.state.view.active === this.state.seat) this.askChances(this.state.version);
-    else if (this.state) this.draw();
+      this.chancesFailed = false; this.chancesDelay = 0;
+    } catch (err) {
+      // The bar is a nicety: say it is unavailable, and ask again at the next state, when the
+      // socket comes back, or after a while (2 s, doubling up to a minute).
+      failed = true;
+      if (gameId !== this.gameId) return;
+      this.chancesAsked = -1;
+      this.chancesFailed = true;
+      this.chancesDelay = Math.min(60000, this.chancesDelay ? this.chancesDelay * 2 : 2000);
+      if (!this.closed) this.chancesRetry = setTimeout(() => { this.chancesRetry = null; this.maybeAskChances(); }, this.chancesDelay);
+    } finally { this.chancesBusy = false; }
+    if (!failed && this.state && this.state.version !== version && this.state.view && this.state.view.active === this.state.seat) this.askChances(this.state.version);
+    else if (this.state && !this.closed) this.draw();
   },
   chancesPanel(st) {
     const on = this.chancesOn();
@@ -500,6 +645,10 @@ const table = {
     if (!on) return row;
     const c = this.chances;
     if (c && c.basis === "none") return row;
+    if (this.chancesFailed && (!c || c.win_probability === null || c.win_probability === undefined)) {
+      row.append(h("p", { class: "help", id: "chances-unavailable" }, t("chances_unavailable")));
+      return row;
+    }
     if (!c || c.win_probability === null || c.win_probability === undefined) {
       row.append(h("p", { class: "help", id: "chances-wait" }, t("chances_computing")));
       return row;
@@ -523,9 +672,15 @@ const table = {
     const st = this.state;
     const app = this.app;
     const focusId = document.activeElement && document.activeElement.id;
+    // The log keeps the reader's place, unless they were at (or near) its end.
+    const oldLog = app.querySelector("#log");
+    this.logKeep = oldLog ? { top: oldLog.scrollTop, atEnd: oldLog.scrollHeight - oldLog.scrollTop - oldLog.clientHeight < 24 } : null;
     app.replaceChildren();
     if (st.status === "lobby") this.drawLobby(app, st);
     else this.drawGame(app, st);
+    const v = st.view;
+    const myTurn = v && !v.over && st.seat !== null && v.active === st.seat && st.lobby.seats[st.seat].kind === "human";
+    document.title = myTurn ? "● " + t("your_turn") + " – GoTown" : "GoTown";
     if (focusId) {
       const el = document.getElementById(focusId)
         || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[tabindex="0"]') || document.getElementById("end-turn")));
@@ -545,10 +700,12 @@ const table = {
         h("div", {},
           h("p", {}, h("strong", {}, t("invitation_link"))),
           h("p", {}, h("code", { id: "invite-url" }, lobby.invite_url)),
-          h("button", { id: "copy-invite", onclick: () => navigator.clipboard && navigator.clipboard.writeText(lobby.invite_url).then(() => toast(t("copied"), true)) }, t("copy")),
+          h("div", { class: "row" },
+            h("button", { id: "copy-invite", type: "button", onclick: () => copyText(lobby.invite_url, document.getElementById("invite-url")) }, t("copy")),
+            navigator.share ? h("button", { id: "share-invite", type: "button", onclick: () => navigator.share({ title: "GoTown", text: t("share_text"), url: lobby.invite_url }).catch(() => { /* dismissed */ }) }, t("share")) : null),
           h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
           /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
-      h("h2", {}, t("seats")), seats));
+      h("h2", {}, t("seats")), seats, optionsSummary(lobby.options, lobby)));
   },
   async handToBot(seat) {
     try { await api("POST", "/api/games/" + this.gameId + "/seats/" + seat + "/bot", { level: "medium" }, this.token); } catch (err) { toast(errorText(err)); }
@@ -558,7 +715,8 @@ const table = {
     const lobby = st.lobby;
     const me = st.seat;
     const status = h("div", { class: "status" + (v.active === me && !v.over ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
-    if (v.over) status.textContent = v.winner === null ? t("over_nowinner") : (v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) }));
+    // At the end the status says so, and the end panel says how (once).
+    if (v.over) status.textContent = t("game_over");
     else status.textContent = v.active === me ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
     const left = h("section", { class: "left", "aria-label": t("table") });
     const right = h("aside", { "aria-label": t("log") });
@@ -571,26 +729,34 @@ const table = {
     const towers = h("div", { class: "towers", id: "towers" });
     for (let s = 0; s < v.players; s++) {
       const seatInfo = lobby.seats[s];
+      const away = seatInfo.kind === "human" && !seatInfo.connected;
       const info = h("div", { class: "seatinfo" },
         h("span", { class: "hand-size" }, t("hand_size") + ": " + v.hand_sizes[s]),
         h("span", {}, t("floors") + ": " + v.towers[s].length + "/" + v.options.win_floors),
         v.milkshakes[s] ? h("span", { class: "badge milk" }, t("pending_milkshakes") + ": " + v.milkshakes[s]) : null,
-        seatInfo.kind === "human" && !seatInfo.connected ? h("span", {}, t("away")) : null);
+        away ? h("span", { class: "away", "data-away-seat": v.over ? null : s }, v.over ? t("away") : this.awayText(s)) : null);
+      const name = seatName(lobby, s, null);
       const box = h("div", { class: "seatbox" + (s === v.active && !v.over ? " active" : "") + (s === me ? " me" : ""), "data-seat": s },
-        h("div", { class: "seathead" }, h("span", {}, seatName(lobby, s, null) + (s === me ? " (" + t("you") + ")" : "")),
+        h("div", { class: "seathead" },
+          h("span", { class: "who" }, h("span", { class: "seatname", title: name }, name), s === me ? h("span", {}, "(" + t("you") + ")") : null),
           s === v.active && !v.over ? h("span", { class: "badge" }, t("active")) : null),
         info,
         towerEl(v.towers[s], this.prevFloors[s] ?? v.towers[s].length, s, v),
-        me !== null && s !== me && seatInfo.kind === "human" && !seatInfo.connected && !v.over ? h("button", { class: "fill-bot", onclick: () => this.handToBot(s) }, t("give_to_bot")) : null);
+        me !== null && s !== me && away && !v.over && !this.replay
+          ? h("button", { class: "fill-bot", "data-bot-seat": s, disabled: this.handoverLeft(s) > 0, onclick: () => this.handToBot(s) }, t("give_to_bot")) : null);
       towers.append(box);
     }
     left.append(towers);
     // piles
     const discard = h("details", { id: "discard", open: Boolean(this.discardOpen), ontoggle: (ev) => { this.discardOpen = ev.target.open; } }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
       h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")])));
+    const options = optionsSummary(v.options, lobby);
+    options.open = Boolean(this.optionsOpen);
+    options.addEventListener("toggle", () => { this.optionsOpen = options.open; });
     left.append(h("div", { class: "pile" },
+      h("span", { id: "turn", class: "turn-count" }, turnText(v)),
       h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size), discard,
-      v.donut ? h("span", { class: "donut", id: "donut" }, t("donut_on_table")) : null));
+      v.donut ? h("span", { class: "donut", id: "donut" }, t("donut_on_table")) : null, options));
     // hand and actions
     if (me !== null) left.append(this.handPanel(st));
     if (me !== null && !v.over && !this.replay && !this.spectator) left.append(this.chancesPanel(st));
@@ -600,7 +766,8 @@ const table = {
     right.append(h("div", { class: "panel" }, h("h2", {}, t("log")), log));
     right.append(h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
     app.append(h("div", { class: "table" }, left, right));
-    log.scrollTop = log.scrollHeight;
+    const keep = this.logKeep;
+    log.scrollTop = keep && !keep.atEnd ? keep.top : log.scrollHeight;
   },
   handPanel(st) {
     const v = st.view;
@@ -624,7 +791,10 @@ const table = {
     if (!hand.length) handEl.append(h("span", { class: "help" }, t("empty_hand")));
     panel.append(handEl);
     if (v.over) return panel;
-    if (!legal.length) { panel.append(h("p", { class: "help" }, t("wait_turn"))); return panel; }
+    if (!legal.length) {
+      if (!this.replay) panel.append(h("p", { class: "help" }, t("wait_turn")));
+      return panel;
+    }
     const sel = this.selected.map((i) => hand[i]);
     const actions = h("div", { class: "actions", id: "actions" });
     const matching = sel.length ? legal.filter((a) => a.type !== "end-turn" && contains(usesOf(a), sel)) : [];
@@ -672,8 +842,8 @@ const table = {
   endPanel(st) {
     const lobby = st.lobby;
     const w = st.view.winner;
-    const box = h("div", { class: "winner", id: "winner" }, w === null ? t("over_nowinner") : (w === st.seat ? t("you_won") : t("winner_is", { actor: seatName(lobby, w, null) })));
-    const row = h("div", { class: "row" }, h("a", { href: "/r/" + this.gameId, id: "replay-link" }, t("replay")));
+    const box = h("div", { class: "winner" + (w === null ? " nowinner" : ""), id: "winner" }, outcomeText(st.view, lobby, st.seat));
+    const row = h("div", { class: "row" }, h("a", { href: "/r/" + this.gameId, id: "replay-link", class: "button" }, t("replay")));
     if (st.seat !== null) {
       row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
         try {
@@ -713,6 +883,7 @@ async function renderReplay(app, gameId) {
     slider.value = String(step);
     const fake = Object.create(table);
     fake.state = st; fake.prevFloors = {}; fake.selected = []; fake.hints = null; fake.gameId = gameId; fake.replay = true;
+    fake.logKeep = null; fake.handoverAt = {};
     const holder = h("div", {});
     fake.app = holder;
     fake.drawGame(holder, { ...st, view: { ...view, over: step === data.frames.length - 1 && frame.view.over } });
@@ -722,12 +893,13 @@ async function renderReplay(app, gameId) {
   }
   const go = (n) => { step = Math.max(0, Math.min(data.frames.length - 1, n)); show(); };
   slider.addEventListener("input", () => go(Number(slider.value)));
-  const play = h("button", { id: "replay-play", onclick: () => {
-    if (timer) { clearInterval(timer); timer = null; play.textContent = "▶"; return; }
-    play.textContent = "II";
-    timer = setInterval(() => { if (step >= data.frames.length - 1) { clearInterval(timer); timer = null; play.textContent = "▶"; } else go(step + 1); }, 700);
+  const playing = (on) => { play.textContent = on ? "II" : "▶"; play.setAttribute("aria-label", t(on ? "pause" : "play")); };
+  const play = h("button", { id: "replay-play", "aria-label": t("play"), onclick: () => {
+    if (timer) { clearInterval(timer); timer = null; playing(false); return; }
+    playing(true);
+    timer = setInterval(() => { if (step >= data.frames.length - 1) { clearInterval(timer); timer = null; playing(false); } else go(step + 1); }, 700);
   } }, "▶");
-  const viewSel = token ? h("select", { id: "replay-view", onchange: async (ev) => { usePrivate = ev.target.value === "mine"; await load(); go(step); } },
+  const viewSel = token ? h("select", { id: "replay-view", "aria-label": t("replay_view"), onchange: async (ev) => { usePrivate = ev.target.value === "mine"; await load(); go(step); } },
     h("option", { value: "mine" }, t("my_view")), h("option", { value: "public" }, t("public_view"))) : null;
   app.append(h("div", { class: "panel" }, h("h1", {}, t("replay")),
     h("div", { class: "replay-controls" },
@@ -743,6 +915,7 @@ async function renderReplay(app, gameId) {
 /* ---------- start ---------- */
 window.addEventListener("popstate", render);
 document.addEventListener("DOMContentLoaded", async () => {
+  $("#toast").addEventListener("click", hideToast);
   $("#lang").addEventListener("change", async (ev) => { await chooseLang(ev.target.value); if (table.state && (route.name === "table" || route.name === "watch")) table.draw(); else render(); });
   await loadLang(initialLang());
   try {
