@@ -491,13 +491,12 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
     page.click("#create-btn")
     page.wait_for_selector("#status.mine")
 
-    # The rules refuse this move (there is no wrecking ball in the hand): the server explains
-    # in English, the page in Polish only.
-    hand = page.evaluate("table.state.view.hand")
-    assert "wrecking-ball" not in hand
+    # The rules refuse this move whatever the deal (at the first turn seat 1 has no floor to
+    # hammer, R14): the server explains in English, the page in Polish only.
+    assert page.evaluate("table.state.view.towers[1].length") == 0
     server: list[str] = []
     page.on("console", lambda m: server.append(m.text) if m.type == "info" else None)
-    page.evaluate("table.act({ type: 'wrecking-ball', target: 1 })")
+    page.evaluate("table.act({ type: 'jackhammer', target: 1 })")
     page.wait_for_selector("#toast:not([hidden])")
     shown = page.text_content("#toast") or ""
     assert re.fullmatch(re.escape(pl["err_illegal-action"]) + r"( \(R\d+\w*\))?", shown), shown
