@@ -148,6 +148,35 @@ def _no_sideways_scroll(page: Page) -> None:
     assert overflow <= 1, f"the page is {overflow}px wider than the screen"
 
 
+def _fill_create_form(page: Page, name: str, *seats: str) -> None:
+    """Fill the home page's form: the creator's name, then one entry per other seat, in order:
+    ``"human"``, ``"bot"`` (the default level) or ``"bot:LEVEL"``."""
+    page.fill("#name", name)
+    page.select_option("#players", str(len(seats) + 1))
+    for seat, entry in enumerate(seats, start=1):
+        kind, _, level = entry.partition(":")
+        page.select_option(f"#seat-kind-{seat}", kind)
+        if level:
+            page.select_option(f"#seat-level-{seat}", level)
+
+
+def _create_in_page(
+    page: Page,
+    name: str,
+    *seats: str,
+    first_player: str | None = None,
+    turn_limit: str | None = None,
+) -> None:
+    """Create a game through the home page's form (see :func:`_fill_create_form`), with the
+    R23 options ``first_player`` and ``turn_limit`` when given."""
+    _fill_create_form(page, name, *seats)
+    if first_player is not None:
+        page.select_option("#opt-first_player", first_player)
+    if turn_limit is not None:
+        page.fill("#opt-turn_limit", turn_limit)
+    page.click("#create-btn")
+
+
 def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_url: str) -> None:
     errors: list[str] = []
     laptop = browser.new_context(viewport=LAPTOP)
@@ -158,11 +187,7 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
 
     # Anna creates a 3-seat short game: herself, a friend, a random bot.
     anna.goto(server_url + "/")
-    anna.fill("#name", "Anna")
-    anna.select_option("#players", "3")
-    anna.select_option("#seat-kind-1", "human")
-    anna.select_option("#seat-kind-2", "bot")
-    anna.select_option("#seat-level-2", "random")
+    _fill_create_form(anna, "Anna", "human", "bot:random")
     anna.check("#opt-short")
     _shot(anna, "01-home-laptop")
     anna.click("#create-btn")
@@ -274,10 +299,7 @@ def test_hint_on_the_player_s_turn(browser: Browser, server_url: str) -> None:
     context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     page.goto(server_url + "/")
-    page.fill("#name", "Cleo")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.click("#create-btn")
+    _create_in_page(page, "Cleo", "bot")
     page.wait_for_selector("#status.mine")
     page.click("#hint")
     page.wait_for_selector("#hint-text")
@@ -294,10 +316,7 @@ def test_first_player_turn_limit_and_the_chances_bar(browser: Browser, server_ur
     errors: list[str] = []
     _watch_errors(page, errors)
     page.goto(server_url + "/")
-    page.fill("#name", "Dora")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.select_option("#seat-level-1", "random")
+    _fill_create_form(page, "Dora", "bot:random")
     # The first player list follows the number of players: random, seat 1, seat 2.
     assert page.locator("#opt-first_player option").count() == 3
     for key in ("first_player", "turn_limit"):
@@ -484,11 +503,7 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
     page.goto(server_url + "/")
     _choose_language(page, "pl")
     page.wait_for_selector("#create-title")
-    page.fill("#name", "Ola")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.select_option("#opt-first_player", "0")
-    page.click("#create-btn")
+    _create_in_page(page, "Ola", "bot", first_player="0")
     page.wait_for_selector("#status.mine")
 
     # The rules refuse this move whatever the deal (at the first turn seat 1 has no floor to
@@ -552,10 +567,7 @@ def test_an_away_seat_counts_down_to_its_hand_over(browser: Browser, server_url:
     _watch_errors(page, errors)
     en = _strings("en")
     page.goto(server_url + "/")
-    page.fill("#name", "Anna")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "human")
-    page.click("#create-btn")
+    _create_in_page(page, "Anna", "human")
     page.wait_for_selector("#invite-url")
     invite = page.text_content("#invite-url") or ""
     game_id = page.url.rsplit("/", 1)[1]
@@ -602,10 +614,7 @@ def test_copying_the_link_works_without_the_clipboard_api(
     )
     page = context.new_page()
     page.goto(server_url + "/")
-    page.fill("#name", "Anna")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "human")
-    page.click("#create-btn")
+    _create_in_page(page, "Anna", "human")
     page.wait_for_selector("#copy-invite")
     page.click("#copy-invite")
     page.wait_for_selector("#toast:not([hidden])")
@@ -621,10 +630,7 @@ def test_long_names_stay_in_their_seat_box(browser: Browser, server_url: str) ->
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     page.goto(server_url + "/")
-    page.fill("#name", long)
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.click("#create-btn")
+    _create_in_page(page, long, "bot")
     page.wait_for_selector("#status")
     head = page.evaluate(
         """() => [...document.querySelectorAll('.seatbox')].map((box) => {
@@ -652,13 +658,8 @@ def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: st
     page.goto(server_url + "/")
     for selector in ("#rules-link", "#lang", "#how-to"):
         assert _height(page, selector) >= 44, selector
-    page.fill("#name", "Tina")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.select_option("#seat-level-1", "random")
-    page.select_option("#opt-first_player", "1")  # the bot plays turn 1, the last one
-    page.fill("#opt-turn_limit", "1")
-    page.click("#create-btn")
+    # The bot plays turn 1, the last one.
+    _create_in_page(page, "Tina", "bot:random", first_player="1", turn_limit="1")
     page.wait_for_selector("#winner")
     assert page.text_content("#turn") == en["turn_n_of"].format(n=1, limit=1)
     assert page.text_content("#winner") == en["over_turn_limit"]
@@ -734,11 +735,7 @@ def test_a_failed_chances_request_is_asked_again(browser: Browser, server_url: s
 
     page.route("**/chances", chances)
     page.goto(server_url + "/")
-    page.fill("#name", "Eva")
-    page.select_option("#players", "2")
-    page.select_option("#seat-kind-1", "bot")
-    page.select_option("#opt-first_player", "0")
-    page.click("#create-btn")
+    _create_in_page(page, "Eva", "bot", first_player="0")
     page.wait_for_selector("#status.mine")
     page.check("#chances-toggle")
     page.wait_for_selector("#chances-unavailable")
