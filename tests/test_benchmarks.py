@@ -204,3 +204,45 @@ def test_a_handicap_changes_only_what_it_names() -> None:
     assert handicaps._bot("jokers-when-full", 1).choose(
         win.view(0), win.legal_actions()
     ) == parse_action("?+4")
+
+
+def test_calibration_bins_and_scores_estimates_against_outcomes() -> None:
+    calibration = _load("calibration")
+    assert [calibration.bin_of(e, 10) for e in (0.0, 0.09, 0.1, 0.55, 0.999, 1.0)] == [
+        0,
+        0,
+        1,
+        5,
+        9,
+        9,
+    ]
+    # Two games: the winner's estimates 0.8 and 0.9, the loser's 0.2 and 0.8.
+    summary = calibration.summarise([([0.8, 0.9], True), ([0.2, 0.8], False)], bins=5)
+    assert summary["games"] == 2 and summary["decisions"] == 4
+    assert summary["win_rate"] == 0.5
+    assert abs(summary["brier"] - (0.04 + 0.01 + 0.04 + 0.64) / 4) < 1e-12
+    assert abs(summary["brier_base"] - 0.25) < 1e-12
+    rows = {row["bin"]: row for row in summary["rows"]}
+    assert set(rows) == {(0.2, 0.4), (0.8, 1.0)}
+    high = rows[(0.8, 1.0)]  # 0.8, 0.9 (won) and 0.8 (lost)
+    assert high["decisions"] == 3 and high["games"] == 2
+    assert abs(high["estimate"] - 2.5 / 3) < 1e-12 and abs(high["won"] - 2 / 3) < 1e-12
+    assert high["ci"][0] <= high["won"] <= high["ci"][1]
+    low = rows[(0.2, 0.4)]  # 0.2 (lost)
+    assert low["won"] == 0.0 and low["ci"] == (0.0, 0.0)
+    assert abs(summary["ece"] - (3 / 4 * (2.5 / 3 - 2 / 3) + 1 / 4 * 0.2)) < 1e-12
+
+
+def test_the_calibration_benchmark_prints_its_bins_and_plots(tmp_path: Path) -> None:
+    calibration = _load("calibration")
+    chart = tmp_path / "calibration.png"
+    result = CliRunner().invoke(
+        calibration.main,
+        ["--games", "2", "--opponent", "random", "--workers", "1", "--plot", str(chart)],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "hard against random: 2 games" in result.output
+    assert "searched decisions in 2 games" in result.output
+    assert "Brier score" in result.output
+    assert chart.read_bytes().startswith(b"\x89PNG")
