@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gotown.engine import Action, View
 from gotown.server.app import create_app
+from gotown.server.service import GameService
 from gotown.server.settings import Settings
 
 POSTGRES_ENV = "GOTOWN_TEST_POSTGRES_URL"
@@ -236,3 +239,24 @@ def play_to_end(
         )
         assert r.status_code == 200, r.text
     raise AssertionError("the game did not end")
+
+
+class SlowBot:
+    """A bot seat that says when it starts thinking (``started``) and ends its turn only once
+    the test sets ``release`` (R21: ending the turn is always legal)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def choose(self, view: View, legal: Any) -> Action:
+        self.started.set()
+        self.release.wait(30)
+        return Action.end_turn()
+
+
+def slow_bots(monkeypatch: pytest.MonkeyPatch) -> SlowBot:
+    """Make every bot seat of the server play as one :class:`SlowBot`, returned."""
+    bot = SlowBot()
+    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: bot)
+    return bot

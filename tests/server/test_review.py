@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gotown.server.settings import Settings
 
-from .conftest import auth, new_game, play_to_end, running, state
+from .conftest import auth, new_game, play_to_end, running, slow_bots, state
 
 
 def test_a_client_cannot_choose_the_seed_by_default(database_url: str) -> None:
@@ -100,24 +99,14 @@ def test_every_route_documents_its_errors(client: TestClient) -> None:
 def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_back(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started, release = threading.Event(), threading.Event()
-
-    class SlowBot:
-        def choose(self, view: Any, legal: Any) -> Any:
-            started.set()
-            release.wait(30)
-            return legal[-1]
-
-    from gotown.server.service import GameService
-
-    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: SlowBot())
+    bot = slow_bots(monkeypatch)
     gid, tokens = new_game(client, ["human", "human"], seed=3, options={"first_player": 0})
     before = state(client, gid, tokens[0])
     r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(tokens[0]))
     assert r.status_code == 200, r.text
-    assert started.wait(30)
+    assert bot.started.wait(30)
     assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
-    release.set()
+    bot.release.set()
     live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
     for _ in range(3000):
         if live.bot_task is None or live.bot_task.done():

@@ -11,7 +11,6 @@ Work is measured by counting (events converted, store loads, messages), never by
 from __future__ import annotations
 
 import random
-import threading
 import time
 from typing import Any
 
@@ -24,7 +23,7 @@ from gotown.server.service import BOTS_ONLY_TURN_LIMIT, GameService, _last_turn_
 from gotown.server.settings import Settings
 from gotown.server.storage import StoredGame, StoredSeat
 
-from .conftest import REDIS_URL, auth, new_game, running, wait_until
+from .conftest import REDIS_URL, auth, new_game, running, slow_bots, wait_until
 
 # --- 1. replays and chances in linear time ------------------------------------------------------
 
@@ -418,21 +417,13 @@ def test_a_game_with_an_open_socket_stays_in_memory(client: TestClient) -> None:
 def test_a_game_whose_bot_is_playing_stays_in_memory(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started, release = threading.Event(), threading.Event()
-
-    class SlowBot:
-        def choose(self, view: Any, legal: Any) -> Any:
-            started.set()
-            release.wait(30)
-            return Action.end_turn()
-
-    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: SlowBot())
+    bot = slow_bots(monkeypatch)
     service = client.app.state.service  # type: ignore[attr-defined]
     gid, tokens = new_game(client, ["human", "bot"], seed=54, options={"first_player": 1})
-    assert started.wait(30)  # the bot thinks (its task runs)
+    assert bot.started.wait(30)  # the bot thinks (its task runs)
     assert _evict(client, service) == []
     assert gid in service._games
-    release.set()
+    bot.release.set()
     st = wait_until(client, gid, tokens[0], lambda st: st["view"]["active"] == 0)
     assert st["version"] == 1
     assert _evict(client, service) == [gid]
