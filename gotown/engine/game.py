@@ -351,10 +351,27 @@ class Game:
             )
         return canonical
 
-    def _generate(self) -> tuple[Action, ...]:
+    def is_deadlocked(self) -> bool:
+        """True when nothing can ever change the game again: no seat will draw (every hand
+        holds 8 or more cards, R7b, or both piles are empty, R9), no milkshake or donut truck
+        is pending (R7a, R19), and every seat, in its turn, could only end it (R21).
+
+        The rules have no way out of such a position (only a turn limit ends it, R23); a table
+        can stop playing it on. A pending milkshake or donut answers False even when the game
+        will deadlock once it is spent.
+        """
+        if self.over or self.donut or any(self.milkshakes):
+            return False
+        if (self.draw or self.discard) and min(self.hand_sizes) < NO_DRAW_FROM:
+            return False
+        return all(self._generate(seat) == (_END,) for seat in range(self.players))
+
+    def _generate(self, me: int | None = None) -> tuple[Action, ...]:
+        """The legal actions of the active seat, or of ``me`` as if it were active."""
         if self.over:
             return ()
-        me = self.active
+        if me is None:
+            me = self.active
         hand = self.hands[me]
         opts = self.options
         towers = self.towers

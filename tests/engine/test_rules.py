@@ -960,3 +960,81 @@ def test_r22_public_facts_are_the_same_for_every_seat() -> None:
     assert views[0]["milkshakes"] == [0, 0, 1]
     actions = [[e for e in v["events"] if e["type"] == "action"] for v in views]
     assert all(a == actions[0] for a in actions) and len(actions[0]) == 4
+
+
+# -- deadlock: a position nothing can change any more (R7b, R21) ----------------------------
+STUCK = [["1", "1", "1", "1", "2", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "bone"]]
+
+
+def test_r7b_r21_two_full_hands_that_can_do_nothing_are_a_deadlock() -> None:
+    # Hands of 8 draw nothing (R7b), no pair adds up to 9 and there is no floor to steal (R21):
+    # only ending the turn is legal, for ever, although the draw pile holds cards.
+    g = game(hands=[list(h) for h in STUCK], draw=["8", "7"])
+    assert g.is_deadlocked()
+    before = g.to_position()
+    play(g, END, END, END, END)
+    after = g.to_position()
+    assert after["hands"] == before["hands"] and after["draw"] == before["draw"]
+    assert g.is_deadlocked() and not g.is_over
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"draw": ["8"], "hands": [STUCK[0][:7], STUCK[1]]},  # seat 0 draws the 8 next turn (R7b)
+        {"hands": [STUCK[0], [*STUCK[1][:7], "5"]]},  # seat 1 could build 4+5 in its turn
+        {"towers": [[], [["8", "?"]]]},  # seat 0 steals the 8 with a 1 (R11)
+        {"hands": [[*STUCK[0][:7], "thief"], STUCK[1]]},  # a thief always has a victim here
+        # A milkshake turn (R7a) or a donut's extra turn (R19) is still to come: answered
+        # False, although here the game will be deadlocked once it is spent.
+        {"milkshakes": [0, 1]},
+        {"donut": True},
+        {"hands": [STUCK[0][:7], STUCK[1][:7]], "draw": [], "discard": ["5"]},  # reshuffle (R9)
+    ],
+)
+def test_a_position_that_can_still_change_is_not_a_deadlock(change: dict[str, object]) -> None:
+    fields: dict[str, object] = {"hands": [list(h) for h in STUCK], "draw": ["8"]}
+    fields.update(change)
+    assert not game(**fields).is_deadlocked()
+
+
+def test_a_guarded_floor_and_empty_piles_leave_small_hands_stuck() -> None:
+    # No card to draw anywhere (R9), so hands under 8 stay as they are; a dog guards the only
+    # floor a 1 could steal (R11).
+    g = game(hands=[["1", "2"], ["3", "bone"]], towers=[[], [["8", "1", "dog"]]], draw=[])
+    assert g.is_deadlocked()
+    play(g, END, END)
+    assert g.hand_sizes == [2, 2] and g.is_deadlocked()
+    assert not game(hands=[["1", "2"], ["3", "bone"]], towers=[[], [["8", "1"]]]).is_deadlocked()
+
+
+def test_an_ended_game_is_not_a_deadlock() -> None:
+    g = game(hands=[["1", "8"], ["2"]], towers=[[["6", "3"]] * 4, []])
+    play(g, "1+8")
+    assert g.is_over and not g.is_deadlocked()
+
+
+def test_deadlocks_met_in_random_play_never_change() -> None:
+    """Over random two-player games (where they are commonest): every position reported as a
+    deadlock stays as it is through two more rounds, and such positions do occur."""
+    import random
+
+    found = 0
+    for seed in range(1000):
+        g = Game.new(players=2, seed=seed, options={"turn_limit": 200})
+        rng = random.Random(seed)
+        while not g.is_over and not g.is_deadlocked():
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        if g.is_over:
+            continue
+        found += 1
+        before = g.to_position()
+        for _ in range(2 * g.players):
+            assert g.legal_actions() == (END,)
+            g.apply(END)
+        after = g.to_position()
+        for key in ("hands", "towers", "draw", "discard", "milkshakes", "donut"):
+            assert after[key] == before[key], key
+        assert g.is_deadlocked()
+    assert found >= 3
