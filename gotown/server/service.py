@@ -740,9 +740,13 @@ class GameService:
 
     def _bot_to_move(self, live: LiveGame) -> bool:
         game = live.game
-        return (
-            game is not None and not game.is_over and live.stored.seats[game.active].kind == "bot"
-        )
+        if game is None or game.is_over or live.stored.seats[game.active].kind != "bot":
+            return False
+        # A table of bots in a deadlock (full hands that can do nothing, R7b) would end turns
+        # for ever: stored, notified and resumed at every restart. It stands still instead, as
+        # a table of people does when they walk away; a person who takes a seat back may
+        # still end turns by hand. (A table created with bots only has a turn limit anyway.)
+        return not (all(seat.kind == "bot" for seat in live.stored.seats) and game.is_deadlocked())
 
     def _kick_bots(self, live: LiveGame) -> None:
         if self._closing or not self._bot_to_move(live):
@@ -1155,6 +1159,9 @@ class GameService:
             await self._db(self.store.set_seat_kind, game_id, seat, "human", None)
             target.kind, target.level = "human", None
         await self._notify(live, "lobby")
+        # The other bots may have stood still (a table of bots in a deadlock): with a person
+        # back at the table, the bot whose turn it is plays on.
+        self._kick_bots(live)
 
     # --- after the game ----------------------------------------------------------------------
 
