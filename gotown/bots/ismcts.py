@@ -20,7 +20,8 @@ information set. Every iteration
 The move played is the most visited child of the root; a child's mean reward is its estimated
 win probability (used by :func:`gotown.bots.hint`). One exception: once :data:`FROZEN_ROUNDS`
 whole rounds have passed in which every turn was only ended, the move is the most visited child
-that is not the end of the turn. The samples give the others hands that would act, so the
+that is not the end of the turn (and :meth:`SearchBot.evaluate` ranks the end of the turn
+last). The samples give the others hands that would act, so the
 search may wait for them for ever, when they really hold full hands that can do nothing (R7b):
 a game nobody wins. (Measured: on the 17 deals of 1,000 that ``hard`` and ``medium`` left
 without a winner, this made 8 end, ``benchmarks/bots.md``.) A budget is an amount of *work*: at most
@@ -161,15 +162,7 @@ class SearchBot:
         quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
         if quick is not None:
             return quick
-        root = self.search(view, legal_actions)
-        children = list(root.children.items())
-        if frozen_turns(view) >= FROZEN_ROUNDS * view.players:
-            # Whole rounds of nothing but ended turns: ending this one too leaves the game as
-            # it is, perhaps for ever (the others may hold full hands that can do nothing,
-            # R7b), and a game that nobody wins is worth less than any move. The search cannot
-            # see that: its samples give the others hands that would act.
-            children = [(a, n) for a, n in children if a.type != "end-turn"] or children
-        return max(children, key=lambda item: (item[1].visits, item[1].reward))[0]
+        return _ranked(self.search(view, legal_actions), view)[0][0]
 
     def evaluate(self, view: View, legal_actions: Sequence[Action]) -> list[tuple[Action, float]]:
         """Every legal action with its estimated win probability, best first."""
@@ -177,8 +170,7 @@ class SearchBot:
         quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
         if quick is not None:
             return [(quick, 1.0)] + [(a, 0.0) for a in legal_actions if a != quick]
-        root = self.search(view, legal_actions)
-        ranked = sorted(root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward))
+        ranked = _ranked(self.search(view, legal_actions), view)
         out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
         seen = {a for a, _ in out}
         return out + [(a, 0.0) for a in legal_actions if a not in seen]
@@ -267,6 +259,19 @@ class SearchBot:
             game.apply_unchecked(policy_action(game, me, legal, floors, rng, epsilon))
             steps += 1
         return estimate(game), steps
+
+
+def _ranked(root: Node, view: View) -> list[tuple[Action, Node]]:
+    """The root's moves, best first: most visited, then best mean reward (the first such in
+    the tree's order); the end of the turn last once the game is frozen."""
+    ranked = sorted(root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward))
+    if frozen_turns(view) >= FROZEN_ROUNDS * view.players:
+        # Whole rounds of nothing but ended turns: ending this one too leaves the game as it
+        # is, perhaps for ever (the others may hold full hands that can do nothing, R7b), and
+        # a game that nobody wins is worth less than any move. The search cannot see that:
+        # its samples give the others hands that would act.
+        ranked.sort(key=lambda item: item[0].type == "end-turn")
+    return ranked
 
 
 def _prior_choice(

@@ -211,6 +211,17 @@ def test_a_search_player_does_not_wait_for_ever_in_a_frozen_game() -> None:
     assert chosen != Action.end_turn() and chosen in game.legal_actions()
 
 
+def test_the_hint_does_not_advise_waiting_in_a_frozen_game() -> None:
+    game = Game.from_position(FROZEN)
+    for _ in range(FROZEN_ROUNDS * game.players):
+        game.apply(Action.end_turn())
+    legal = game.legal_actions()
+    ranked = hint(game.view(1), legal, seed=3, top=len(legal))
+    assert sorted(map(str, (a for a, _ in ranked))) == sorted(map(str, legal))
+    assert ranked[-1][0] == Action.end_turn()
+    assert all(0.0 <= p <= 1.0 for _, p in ranked)
+
+
 def test_make_bot_hard_is_reproducible() -> None:
     game = random_position(2, seed=21, steps=25, options={})
     view, legal = game.view(game.active), game.legal_actions()
