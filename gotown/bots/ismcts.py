@@ -22,8 +22,9 @@ win probability (used by :func:`gotown.bots.hint`). One exception: once :data:`F
 whole rounds have passed in which every turn was only ended, the move is the most visited child
 that is not the end of the turn (and :meth:`SearchBot.evaluate` ranks the end of the turn
 last). The samples give the others hands that would act, so the search may wait for them for
-ever, when they really hold full hands that can do nothing (R7b): a game nobody wins. (Measured: on the 17 deals of 1,000 that ``hard`` and ``medium`` left
-without a winner, this made 8 end, ``benchmarks/bots.md``.) A budget is an amount of *work*: at most
+ever, when they really hold full hands that can do nothing (R7b): a game nobody wins.
+(Measured: on the 17 deals of 1,000 that ``hard`` and ``medium`` left without a winner, this
+made 8 end, ``benchmarks/bots.md``.) A budget is an amount of *work*: at most
 ``iterations`` iterations and, optionally, at most ``work`` units, a unit being one simulated
 action (applied on the way down the tree or in a rollout) and every iteration counting
 :data:`ITERATION_WORK` more for its deal and descent. So the same seed gives the same choices
