@@ -743,3 +743,56 @@ def test_a_failed_chances_request_is_asked_again(browser: Browser, server_url: s
     page.wait_for_selector('#chances .bar[role="meter"]', timeout=20000)
     assert len(asked) >= 2
     context.close()
+
+
+def test_turns_of_nothing_but_their_end_say_the_game_may_be_stuck(
+    browser: Browser, server_url: str
+) -> None:
+    """When two whole rounds have held nothing but ended turns (no card drawn or played: the
+    hands are full, R7b), the table says that such a game can never end if nobody can play,
+    except to a player who can play now; it counts the turns as the search bots do
+    (``frozen_turns``), from the public events only."""
+    from gotown.bots.ismcts import frozen_turns
+    from gotown.engine import View
+
+    en = _strings("en")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    page.goto(server_url + "/")
+    _create_in_page(page, "Ida", "human", first_player="0")
+    page.wait_for_selector("#invite-url")
+    game_id = page.url.rsplit("/", 1)[1]
+    code = (page.text_content("#invite-url") or "").rsplit("/", 1)[1]
+    other = _join(server_url, {"invite_url": "/j/" + code, "game_id": game_id}, "Olaf", 1)
+    page.wait_for_selector("#status.mine")
+    shown = []
+    for _ in range(20):  # hands of 5 and 6 are full after three draws each
+        state = _public_state(server_url, game_id)
+        still = frozen_turns(View.from_json(state["view"]))
+        legal = page.evaluate("table.state.legal.map((a) => a.type)")
+        visible = page.locator("#stuck-notice").count() == 1
+        assert visible == (still >= 4 and set(legal) <= {"end-turn"}), (still, legal)
+        if visible:
+            assert page.text_content("#stuck-notice") == en["stuck_notice"].format(turns=still)
+            shown.append(still)
+            if len(shown) == 1:
+                _no_sideways_scroll(page)
+                _shot(page, "20-stuck-notice-phone")
+        if still >= 7:
+            break
+        version = state["version"]
+        if state["view"]["active"] == 0:
+            page.click("#end-turn")
+        else:
+            request = urllib.request.Request(
+                f"{server_url}/api/games/{game_id}/actions",
+                data=json.dumps({"version": version, "action": {"type": "end-turn"}}).encode(),
+                headers={"content-type": "application/json", "X-Seat-Token": other["token"]},
+            )
+            urllib.request.urlopen(request).close()
+        page.wait_for_function(f"Number(document.body.dataset.version || -1) > {version}")
+    assert shown and state["view"]["hand_sizes"] == [8, 8], shown
+    assert not errors, errors
+    context.close()

@@ -422,6 +422,20 @@ function endReason(v) {
   const limit = v.options && v.options.turn_limit;
   return limit && v.turn >= limit ? "turn-limit" : null;
 }
+/* How many turns in a row, up to the one under way, held nothing but their end: no card drawn
+   or played (public events only; as gotown.bots.ismcts.frozen_turns). */
+function frozenTurns(events) {
+  let i = events.length - 1;
+  if (i >= 0 && events[i].type === "turn") i -= 1;
+  let count = 0;
+  while (i >= 0) {
+    const a = events[i].action;
+    if (!a || a.type !== "end-turn" || (i > 0 && events[i - 1].type !== "turn")) break;
+    count += 1;
+    i -= 2;
+  }
+  return count;
+}
 function outcomeText(v, lobby, me) {
   if (v.winner !== null && v.winner !== undefined) return v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) });
   return endReason(v) === "turn-limit" ? t("over_turn_limit") : t("over_nowinner");
@@ -725,6 +739,12 @@ const table = {
     if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
       left.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + this.gameId + "/reclaim", {}, this.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
     }
+    // Two whole rounds of nothing but ended turns: say that a game can get stuck for good (the
+    // page cannot tell whether it is: that depends on hands it does not see). Not to a player
+    // who can play now: for them the game is plainly not stuck.
+    const still = v.over ? 0 : frozenTurns(v.events || []);
+    const canPlay = (st.legal || []).some((a) => a.type !== "end-turn");
+    if (still >= 2 * v.players && !canPlay) left.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
     // towers
     const towers = h("div", { class: "towers", id: "towers" });
     for (let s = 0; s < v.players; s++) {
