@@ -148,6 +148,16 @@ def _no_sideways_scroll(page: Page) -> None:
     assert overflow <= 1, f"the page is {overflow}px wider than the screen"
 
 
+def _phone_home(browser: Browser, server_url: str) -> tuple[Any, Page, list[str]]:
+    """A phone's browser context on the home page, and the list its page errors go to."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    _watch_errors(page, errors)
+    page.goto(server_url + "/")
+    return context, page, errors
+
+
 def _fill_create_form(page: Page, name: str, *seats: str) -> None:
     """Fill the home page's form: the creator's name, then one entry per other seat, in order:
     ``"human"``, ``"bot"`` (the default level) or ``"bot:LEVEL"``."""
@@ -651,11 +661,7 @@ def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: st
     log too; the options are at the table; tap targets are 44px high; the replay shows no
     "wait for your turn" and labels its controls."""
     en = _strings("en")
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    _watch_errors(page, errors)
-    page.goto(server_url + "/")
+    context, page, errors = _phone_home(browser, server_url)
     for selector in ("#rules-link", "#lang", "#how-to"):
         assert _height(page, selector) >= 44, selector
     # The bot plays turn 1, the last one.
@@ -756,11 +762,7 @@ def test_turns_of_nothing_but_their_end_say_the_game_may_be_stuck(
     from gotown.engine import View
 
     en = _strings("en")
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    _watch_errors(page, errors)
-    page.goto(server_url + "/")
+    context, page, errors = _phone_home(browser, server_url)
     _create_in_page(page, "Ida", "human", first_player="0")
     page.wait_for_selector("#invite-url")
     game_id = page.url.rsplit("/", 1)[1]
