@@ -203,6 +203,17 @@ def wait_until(
     )
 
 
+def bots_idle(live: Any) -> bool:
+    """Wait (bounded by count) until a live game's bots have stopped playing; True if they did."""
+    import time
+
+    for _ in range(3000):
+        if live.bot_task is None or live.bot_task.done():
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def play_to_end(
     client: TestClient,
     game_id: str,

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gotown.server.settings import Settings
 
-from .conftest import auth, new_game, play_to_end, running, slow_bots, state
+from .conftest import auth, bots_idle, new_game, play_to_end, running, slow_bots, state
 
 
 def test_a_client_cannot_choose_the_seed_by_default(database_url: str) -> None:
@@ -108,11 +107,7 @@ def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_ba
     assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
     bot.release.set()
     live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
-    for _ in range(3000):
-        if live.bot_task is None or live.bot_task.done():
-            break
-        threading.Event().wait(0.01)
-    assert live.bot_task is None or live.bot_task.done()
+    assert bots_idle(live)
     after = state(client, gid, tokens[0])
     assert after["version"] == before["version"]
     assert after["lobby"]["seats"][0]["kind"] == "human"

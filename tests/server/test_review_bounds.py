@@ -23,7 +23,16 @@ from gotown.server.service import BOTS_ONLY_TURN_LIMIT, GameService, _last_turn_
 from gotown.server.settings import Settings
 from gotown.server.storage import StoredGame, StoredSeat
 
-from .conftest import REDIS_URL, auth, new_game, running, slow_bots, state, wait_until
+from .conftest import (
+    REDIS_URL,
+    auth,
+    bots_idle,
+    new_game,
+    running,
+    slow_bots,
+    state,
+    wait_until,
+)
 
 # --- 1. replays and chances in linear time ------------------------------------------------------
 
@@ -262,15 +271,6 @@ def test_a_table_of_bots_only_plays_to_an_end(client: TestClient) -> None:
     assert final["view"]["turn"] <= BOTS_ONLY_TURN_LIMIT
 
 
-def _bots_idle(live: Any) -> bool:
-    """Wait (bounded by count) until the game's bots have stopped playing."""
-    for _ in range(3000):
-        if live.bot_task is None or live.bot_task.done():
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
     # Seed 835 (4 floors): two medium bots reach, within 10 actions, two hands of 8 cards that
     # can do nothing (R7b, R21), at seat 0's turn. A person who hands their seat to a bot
@@ -281,7 +281,7 @@ def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
     r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
     assert r.status_code == 200, r.text
     live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
-    assert _bots_idle(live), "the bots went on ending turns in a deadlock"
+    assert bots_idle(live), "the bots went on ending turns in a deadlock"
     st = state(client, gid, me)
     assert st["status"] == "playing" and st["lobby"]["options"]["turn_limit"] is None
     assert st["view"]["hand_sizes"] == [8, 8] and live.game.is_deadlocked()

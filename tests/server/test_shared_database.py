@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from gotown.server.pubsub import Notice
 from gotown.server.service import GameService, hash_token
 from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL, auth, choose, invite_code, new_game, running, state
+from .conftest import REDIS_URL, auth, bots_idle, choose, invite_code, new_game, running, state
 from .test_presence import _hand_over, _refused, _state_where
 
 
@@ -352,11 +351,7 @@ def test_a_bot_does_not_play_a_seat_taken_back_on_another_process(
         assert one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
         go.set()
         live = _service(two)._games[gid]
-        for _ in range(3000):
-            if live.bot_task is None or live.bot_task.done():
-                break
-            time.sleep(0.01)
-        assert live.bot_task is None or live.bot_task.done()
+        assert bots_idle(live)
         # The bot did not move for her: her turn is still hers, on either process.
         for client in (one, two):
             st = state(client, gid, tokens[0])
