@@ -56,6 +56,8 @@ def load(path: Path) -> list[dict[str, Any]]:
     except json.JSONDecodeError as exc:
         raise InvalidScenarioError(f"not JSON: {exc}") from None
     items = data if isinstance(data, list) else [data]
+    if not items:
+        raise InvalidScenarioError("the file holds an empty list: no scenario to run")
     for item in items:
         if not isinstance(item, dict) or "position" not in item or "steps" not in item:
             raise InvalidScenarioError("a scenario is an object with 'position' and 'steps'")

@@ -114,7 +114,7 @@ def game_from_position(data: Any) -> Game:
             raise InvalidPositionError(
                 f"milkshakes[{seat}] is {count}: one pending milkshake at most (R18, R23)"
             )
-        if count and seat == active and not data.get("over", False) and "winner" not in data:
+        if count and seat == active and not data.get("over", False) and data.get("winner") is None:
             raise InvalidPositionError(
                 f"the active seat {seat} has a pending milkshake: its turn would be a "
                 "milkshake turn (R7a)"

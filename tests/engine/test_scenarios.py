@@ -95,6 +95,7 @@ INVALID_DETAILS = {
     "i10_too_many_total.json": "holds 5 cards '1'",
     "i11_two_donuts.json": "holds 2 cards 'donut-truck'",
     "i12_five_players.json": "2 to 4 players, not 5",
+    "i13_milkshake_on_the_active_seat.json": "has a pending milkshake: its turn would be a",
 }
 
 
@@ -171,6 +172,7 @@ def test_cli_a_failing_scenario_exits_1_naming_the_step(tmp_path: Path) -> None:
     "content",
     [
         "{not json",
+        [],
         [1, 2],
         {"position": POSITION},
         {"position": POSITION, "steps": {}},
