@@ -59,9 +59,34 @@ class Event:
         if set(data) != {"type", *names}:
             raise InvalidPositionError(f"a {data['type']} event has the fields {names}")
         values = {name: data[name] for name in names}
+        for name, value in values.items():
+            if not _EVENT_FIELD_OK[name](value):
+                raise InvalidPositionError(f"a {kind} event's {name!r} is malformed: {value!r}")
         if "action" in values:
             values["action"] = Action.from_json(values["action"])
         return cls(type=data["type"], **values)
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _seat_or_none(value: Any) -> bool:
+    return value is None or _count(value)
+
+
+#: What each event field may hold (its seats are checked against the view's players).
+_EVENT_FIELD_OK: dict[str, Any] = {
+    "turn": _count,
+    "seat": _seat_or_none,
+    "victim": _seat_or_none,
+    "extra": lambda value: type(value) is bool,
+    "card": lambda value: value is None or (isinstance(value, str) and value in KIND_OF),
+    "count": _count,
+    "action": lambda value: True,  # Action.from_json checks it
+    "winner": _seat_or_none,
+    "reason": lambda value: value in ("win", "turn-limit"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +154,7 @@ class View:
                     tuple(tuple(_codes(floor)) for floor in tower) for tower in data["towers"]
                 ),
                 milkshakes=tuple(data["milkshakes"]),
-                donut=bool(data["donut"]),
+                donut=data["donut"],
                 discard=tuple(_codes(data["discard"])),
                 draw_size=data["draw_size"],
                 options=Options.from_json(data["options"]),
@@ -139,7 +164,48 @@ class View:
             )
         except (KeyError, TypeError) as exc:
             raise InvalidPositionError(f"not a view: missing or malformed {exc}") from None
+        _check_view(view)
         return view
+
+
+def _check_view(view: View) -> None:
+    """Raise InvalidPositionError unless every field of ``view`` has its shape (so that a game
+    built from it, :meth:`Game.from_view`, meets only well-formed data)."""
+    players = view.players
+    if type(players) is not int or not 2 <= players <= 4:
+        raise InvalidPositionError(f"not a view: 2 to 4 players (R1), not {players!r}")
+
+    def seat(value: Any) -> bool:
+        return type(value) is int and 0 <= value < players
+
+    def per_seat(name: str, values: tuple[Any, ...]) -> None:
+        if len(values) != players or not all(_count(v) for v in values):
+            raise InvalidPositionError(f"not a view: {name} needs a count >= 0 for each seat")
+
+    if not (view.seat is None or seat(view.seat)):
+        raise InvalidPositionError(f"not a view: seat {view.seat!r} does not exist (R1)")
+    if not seat(view.active):
+        raise InvalidPositionError(f"not a view: active seat {view.active!r} does not exist (R1)")
+    if not _count(view.turn) or not _count(view.version) or not _count(view.draw_size):
+        raise InvalidPositionError("not a view: turn, version and draw_size are counts >= 0")
+    per_seat("hand_sizes", view.hand_sizes)
+    per_seat("milkshakes", view.milkshakes)
+    if len(view.towers) != players:
+        raise InvalidPositionError("not a view: towers needs one tower per seat")
+    if view.seat is not None and view.hand is not None:
+        if len(view.hand) != view.hand_sizes[view.seat]:
+            raise InvalidPositionError(
+                f"not a view: seat {view.seat} holds {len(view.hand)} cards, "
+                f"but hand_sizes says {view.hand_sizes[view.seat]}"
+            )
+    if type(view.donut) is not bool or type(view.over) is not bool:
+        raise InvalidPositionError("not a view: donut and over are true or false")
+    if not (view.winner is None or seat(view.winner)):
+        raise InvalidPositionError(f"not a view: winner {view.winner!r} is not a seat")
+    for event in view.events:
+        for value in (event.seat, event.victim, event.winner):
+            if not (value is None or seat(value)):
+                raise InvalidPositionError(f"not a view: an event names seat {value}")
 
 
 def _codes(cards: Any) -> list[str]:

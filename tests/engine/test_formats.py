@@ -208,6 +208,58 @@ def test_view_event_and_record_refuse_junk() -> None:
             Record.from_json(bad)
 
 
+def _played_view() -> dict[str, Any]:
+    """Seat 0's view (as JSON) after a few turns with a theft, a build and a milkshake."""
+    g = Game.from_position({**BASE, "hands": [["thief", "3", "6"], ["milkshake", "1"]],
+                            "draw": ["2", "4", "5", "7"]})  # fmt: skip
+    for action in (Action.thief(1), Action.build("3", "6"), Action.end_turn()):
+        g.apply(action)
+    if g.legal_actions()[0].type == "milkshake":
+        g.apply(g.legal_actions()[0])
+    g.apply(Action.end_turn())
+    return g.view(0).to_json()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"players": "2"}, {"players": 5}, {"players": True}, {"seat": 2}, {"seat": "0"},
+        {"active": -1}, {"turn": 1.5}, {"version": -1}, {"draw_size": "3"},
+        {"hand_sizes": [1]}, {"hand_sizes": [-1, 2]}, {"milkshakes": ["x", 0]},
+        {"milkshakes": [0]}, {"towers": [[]]}, {"donut": 1}, {"over": "no"}, {"winner": 7},
+        {"hand": []},
+    ],
+    ids=lambda change: json.dumps(change),
+)
+def test_a_malformed_view_is_refused_naming_the_field(change: dict[str, Any]) -> None:
+    data = {**_played_view(), **change}
+    with pytest.raises(InvalidPositionError, match="not a view"):
+        View.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [({"type": "turn", "turn": "1", "seat": 0, "extra": False}, "turn"),
+     ({"type": "draw", "seat": 9, "card": None}, "seat 9"),
+     ({"type": "stolen", "seat": 0, "victim": [1], "card": None}, "victim"),
+     ({"type": "draw", "seat": 0, "card": "ace"}, "card"),
+     ({"type": "end", "winner": None, "reason": "boredom"}, "reason")],
+)  # fmt: skip
+def test_a_view_with_a_malformed_event_is_refused(event: dict[str, Any], field: str) -> None:
+    data = _played_view()
+    data["events"] = [*data["events"], event]
+    with pytest.raises(InvalidPositionError, match=field):
+        View.from_json(data)
+
+
+def test_a_played_view_reads_back_and_deals_a_game() -> None:
+    data = _played_view()
+    view = View.from_json(data)
+    assert view.to_json() == data and any(e.type == "stolen" for e in view.events)
+    g = Game.from_view(view, [None, ["1"] * view.hand_sizes[1]], ["2"] * view.draw_size)
+    assert g.view(0).hand == view.hand
+
+
 def test_replaying_a_record_with_an_illegal_action_raises() -> None:
     position = {**BASE, "hands": [["thief"], []]}
     record = Record.from_json({"position": position, "actions": [{"type": "thief", "target": 1}]})
