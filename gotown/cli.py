@@ -152,6 +152,7 @@ def tournament(
 
     from .analysis.tournament import (
         GameResult,
+        code_fingerprint,
         format_table,
         load_results,
         results_json,
@@ -172,6 +173,7 @@ def tournament(
     lineup = list(bots) + [bots[-1]] * (count - len(bots))
     if count < 2:
         raise click.BadParameter("a game needs 2 to 4 players (R1)", param_hint="BOTS")
+    code_fingerprint()  # of the code loaded now, which plays every game of this run
     done: list[GameResult] = []
     done_seconds = 0.0
     if resume:

@@ -21,6 +21,7 @@ as one uninterrupted run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -99,11 +100,14 @@ class TournamentResult:
 RESULTS_FORMAT = 2
 
 
+@functools.cache
 def code_fingerprint() -> str:
     """A digest of the code that decides a game's result: the rules and the bots.
 
     Results stored under one fingerprint are only ever continued under the same one, so a
-    tournament played in parts never mixes two versions of a bot.
+    tournament played in parts never mixes two versions of a bot. It is read once per process
+    (the code that process runs): a source file edited while a long tournament plays does not
+    relabel the games that the loaded code is still playing.
     """
     import gotown.bots
     import gotown.engine

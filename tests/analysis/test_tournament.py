@@ -178,6 +178,21 @@ def test_results_from_another_tournament_are_refused(
         load_results(data, ["medium", "random"], 5, 300)
 
 
+def test_the_fingerprint_is_of_the_code_loaded_not_of_files_edited_since(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A long tournament saves its games as they finish; a bot edited on disk meanwhile must
+    # not relabel games that the code already loaded is still playing.
+    before = tournament_module.code_fingerprint()
+    monkeypatch.setattr(Path, "read_bytes", lambda self: b"edited since")
+    assert tournament_module.code_fingerprint() == before
+    tournament_module.code_fingerprint.cache_clear()
+    assert tournament_module.code_fingerprint() != before  # a new process reads the edit
+    monkeypatch.undo()
+    tournament_module.code_fingerprint.cache_clear()
+    assert tournament_module.code_fingerprint() == before
+
+
 def test_a_game_seated_differently_is_refused() -> None:
     result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
     data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
