@@ -188,6 +188,11 @@ class GameService:
         self._games: dict[str, LiveGame] = {}
         self._load_lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-bot")
+        # Tables of bots only (anyone may start one, to watch) think in a worker of their own,
+        # so that however many there are, the bots facing people never wait behind them.
+        self._bots_only_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="gotown-bots-only"
+        )
         # Hints and chances think in their own worker, so that they never hold up the bots.
         self._hint_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gotown-hint")
         self._closing = False
@@ -234,6 +239,7 @@ class GameService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._bots_only_executor.shutdown(wait=False, cancel_futures=True)
         self._hint_executor.shutdown(wait=False, cancel_futures=True)
         if self._background:
             await asyncio.wait(set(self._background), timeout=5)
@@ -772,7 +778,9 @@ class GameService:
             fallback = legal[random.Random(live.stored.seed * 1009 + version).randrange(len(legal))]
             try:
                 bot = self._bot_for(live, seat)
-                action = await loop.run_in_executor(self._executor, bot.choose, view, legal)
+                people = any(s.kind != "bot" for s in live.stored.seats)
+                executor = self._executor if people else self._bots_only_executor
+                action = await loop.run_in_executor(executor, bot.choose, view, legal)
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
                               live.stored.id)  # fmt: skip

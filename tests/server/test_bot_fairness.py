@@ -1,0 +1,49 @@
+"""Tables of bots only cannot hold up the bots that play against people."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gotown.bots import make_bot
+from gotown.server.service import GameService
+
+from .conftest import new_game, wait_until
+
+
+def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Anyone may start tables of bots only, as many as the rate limit allows. Here their bots
+    # think for as long as the test wants (as many slow `expert` tables would): more of them
+    # than the bots' workers must still leave a person's table its bot.
+    release = threading.Event()
+    thinking = threading.Semaphore(0)
+
+    class SlowBot:
+        def choose(self, view: Any, legal: Any) -> Any:
+            thinking.release()
+            release.wait(timeout=60)
+            return legal[-1]
+
+    def bot_for(self: GameService, live: Any, seat: int) -> Any:
+        if all(s.kind == "bot" for s in live.stored.seats):
+            return SlowBot()
+        return make_bot("random", seed=seat)
+
+    monkeypatch.setattr(GameService, "_bot_for", bot_for)
+    try:
+        for seed in (1, 2, 3):
+            new_game(client, ["bot", "bot"], seed=seed)
+        assert thinking.acquire(timeout=30)  # a table of bots only is thinking
+        gid, tokens = new_game(client, ["bot", "human"], seed=4, options={"first_player": 0})
+        st = wait_until(client, gid, tokens[1], lambda s: s["view"]["active"] == 1)
+        assert any(e["type"] == "action" and e["seat"] == 0 for e in st["view"]["events"])
+        # The tables of bots only wait their turn in their own worker: one thinks, the rest
+        # wait for it, none of them in the workers of tables with people.
+        assert not thinking.acquire(timeout=0.2)
+    finally:
+        release.set()
