@@ -15,6 +15,7 @@ import segno
 from fastapi import APIRouter, Depends, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 from pydantic import ValidationError
+from starlette.websockets import WebSocketState
 
 from gotown.engine import Options
 
@@ -202,10 +203,18 @@ async def qr(code: str, request: Request, service: Service) -> Response:
     game_id = await service.game_for_invite(code)
     lobby = await service.lobby_of(game_id, base_url(request), invited=True)
     assert lobby.invite_url is not None
+    try:
+        code_image = segno.make(lobby.invite_url, error="m")
+    except segno.DataOverflowError as exc:
+        # Without GOTOWN_PUBLIC_BASE_URL the link starts with the request's Host: a client's.
+        raise ServiceError(
+            400,
+            "bad-request",
+            f"the invitation link ({len(lobby.invite_url)} characters) is too long for a QR "
+            "code: is the Host header right?",
+        ) from exc
     buffer = io.BytesIO()
-    segno.make(lobby.invite_url, error="m").save(
-        buffer, kind="svg", scale=6, border=2, dark="#000", light="#fff", xmldecl=False
-    )
+    code_image.save(buffer, kind="svg", scale=6, border=2, dark="#000", light="#fff", xmldecl=False)
     svg = buffer.getvalue()
     return Response(svg, media_type="image/svg+xml")
 
@@ -227,6 +236,15 @@ def _error(code: str, message: str) -> dict[str, Any]:
 #: The protocol is JSON in text frames; a binary frame gets this answer.
 BINARY_FRAME = "binary frames are not understood: send JSON as text"
 FIRST_MESSAGE = 'the first message must be {"token": "..."}, or {"token": null} to watch'
+
+
+async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
+    """Send one JSON message; WebSocketDisconnect when the socket is closed. A send that finds
+    the client gone raises it and marks the socket closed; a later send (the other half of the
+    socket answering meanwhile) ends the same way, not in Starlette's RuntimeError."""
+    if websocket.application_state != WebSocketState.CONNECTED:
+        raise WebSocketDisconnect(1006)
+    await websocket.send_json(message)
 
 
 async def _receive_text(websocket: WebSocket) -> str | None:
@@ -281,8 +299,9 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
         seat = await service.resolve_token(game_id, token)
         live = await service._live(game_id)
     except ServiceError as exc:
-        await websocket.send_json({"type": "error", **exc.body()})
-        await websocket.close(code=4000 + exc.status)
+        with contextlib.suppress(WebSocketDisconnect):  # (unless the client left already)
+            await _send(websocket, {"type": "error", **exc.body()})
+            await websocket.close(code=4000 + exc.status)
         return
     except (TimeoutError, WebSocketDisconnect):
         with contextlib.suppress(Exception):
@@ -296,16 +315,14 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
             # Subscribed: a change from now on is noticed; one made before is caught up here.
             await service.catch_up(live)
             first_state = await service.state_for(live, seat, base)
-            await websocket.send_json(
-                {"type": "state", "state": first_state.model_dump(mode="json")}
-            )
+            await _send(websocket, {"type": "state", "state": first_state.model_dump(mode="json")})
 
             async def push() -> None:
                 async for notice in notices:
                     await service.refresh(notice)
                     state = await service.state_for(live, seat, base)
-                    await websocket.send_json(
-                        {"type": "state", "state": state.model_dump(mode="json")}
+                    await _send(
+                        websocket, {"type": "state", "state": state.model_dump(mode="json")}
                     )
 
             limit = service.settings.rate_limit_per_minute
@@ -318,28 +335,29 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                     while recent and now - recent[0] > 60:
                         recent.popleft()
                     if limit > 0 and len(recent) >= limit:
-                        await websocket.send_json(
+                        await _send(
+                            websocket,
                             {
                                 "type": "error",
                                 "error": {
                                     "code": "too-many-requests",
                                     "message": f"more than {limit} messages in a minute",
                                 },
-                            }
+                            },
                         )
                         continue
                     recent.append(now)
                     if text is None:
-                        await websocket.send_json(_error("bad-request", BINARY_FRAME))
+                        await _send(websocket, _error("bad-request", BINARY_FRAME))
                         continue
                     try:
                         message = _parse(text)
                     except ValueError:
-                        await websocket.send_json(_error("malformed-json", "not valid JSON"))
+                        await _send(websocket, _error("malformed-json", "not valid JSON"))
                         continue
                     kind = message.get("type") if isinstance(message, dict) else None
                     if kind == "ping":
-                        await websocket.send_json({"type": "pong"})
+                        await _send(websocket, {"type": "pong"})
                     elif kind == "action":
                         # The fields of an HTTP action's body, checked and described the same way.
                         fields = {k: message[k] for k in ("version", "action") if k in message}
@@ -347,20 +365,21 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                             body = schemas.ActionIn.model_validate(fields)
                             await service.act(game_id, token, body, base)
                         except ServiceError as exc:
-                            await websocket.send_json({"type": "error", **exc.body()})
+                            await _send(websocket, {"type": "error", **exc.body()})
                         except ValidationError as exc:
-                            await websocket.send_json(
-                                _error("invalid-request", describe_invalid(exc.errors()))
+                            await _send(
+                                websocket, _error("invalid-request", describe_invalid(exc.errors()))
                             )
                     else:
-                        await websocket.send_json(
+                        await _send(
+                            websocket,
                             {
                                 "type": "error",
                                 "error": {
                                     "code": "unknown-message",
                                     "message": "unknown message type",
                                 },
-                            }
+                            },
                         )
 
             tasks = [asyncio.create_task(push()), asyncio.create_task(read())]

@@ -7,7 +7,6 @@ docs/engine-api.md) and are passed through as plain objects.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -31,8 +30,12 @@ class _In(BaseModel):
 
 
 def _printable(value: str | None) -> str | None:
-    """Refuse control characters and lone surrogates (which no database can store)."""
-    if value is not None and any(unicodedata.category(c) in ("Cc", "Cs") for c in value):
+    """Refuse every character that is not printable (:meth:`str.isprintable`), the space aside:
+    control characters and lone surrogates (which no database can store), but also invisible
+    ones (a zero-width space, a byte order mark, a soft hyphen), those that reorder the text
+    around them (U+202E), private-use, tag and unassigned characters, and every separator
+    but the space (line breaks, no-break spaces)."""
+    if value is not None and not value.isprintable():
         raise ValueError("only printable characters, please")
     return value
 

@@ -29,6 +29,7 @@ import importlib
 import logging
 import math
 import random
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -65,6 +66,13 @@ DB_RETRY_SECONDS = 0.5
 DB_RETRY_MAX_SECONDS = 30.0
 
 T = TypeVar("T")
+
+#: Every game id and invitation code is ``secrets.token_urlsafe`` (11 and 12 characters of
+#: A-Z a-z 0-9 _ -), in columns of 32 and 64 characters. Anything else is no game's, and is
+#: answered as unknown without asking the database: alike on every database (PostgreSQL cannot
+#: even compare a text with a NUL in it).
+GAME_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+INVITE_CODE_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 DEFAULT_BOT_LEVELS = ("random", "easy", "medium", "hard", "expert")
 
@@ -270,6 +278,8 @@ class GameService:
         if live is not None:
             live.used = time.monotonic()
             return live
+        if not GAME_ID_SHAPE.fullmatch(game_id):
+            raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
         async with self._load_lock:
             live = self._games.get(game_id)
             if live is None:
@@ -520,7 +530,9 @@ class GameService:
         return f"{base}/g/{game_id}" + (f"#t={token}" if token else "")
 
     async def game_for_invite(self, code: str) -> str:
-        game_id = await self._db(self.store.game_id_for_invite, code)
+        game_id: str | None = None
+        if INVITE_CODE_SHAPE.fullmatch(code):
+            game_id = await self._db(self.store.game_id_for_invite, code)
         if game_id is None:
             raise ServiceError(404, "unknown-invitation", "this invitation link is not valid")
         return game_id
@@ -1123,7 +1135,7 @@ class GameService:
                 422, "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
             )
         for _attempt in range(3):
-            if live.stored.status == "over":
+            if live.stored.status == "over":  # at once (and again under the lock, below)
                 raise ServiceError(409, "game-over", "the game is over")
             target = live.stored.seats[seat]
             was: tuple[str, str | None] | None = None
@@ -1138,6 +1150,10 @@ class GameService:
                 # meanwhile (here, or on another process) keeps it.
                 was = (target.kind, target.token_hash)
             async with live.lock:
+                # Again under the lock the moves take: the last move may have ended the game
+                # while this decided, or waited for the lock.
+                if live.stored.status == "over":
+                    raise ServiceError(409, "game-over", "the game is over")
                 if await self._db(self.store.set_seat_kind, game_id, seat, "bot", level, was):
                     stored_seat = live.stored.seats[seat]
                     stored_seat.kind, stored_seat.level = "bot", level

@@ -596,6 +596,44 @@ def test_a_finished_game_refuses_reclaim_and_keeps_its_seats(client: TestClient)
     assert state(client, gid)["lobby"]["seats"][1]["kind"] == "bot"
 
 
+def test_a_hand_over_decided_before_the_game_ended_is_refused_after_it(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: the hand-over checked the status before it took the game's lock, so a
+    hand-over that was still deciding when the last move ended the game was written to the
+    finished game. It is refused as game-over, and the finished game keeps its seats."""
+    import asyncio
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gotown.server.service import GameService
+
+    gid, tokens = new_game(
+        client, ["human", "human"], seed=20, options={"turn_limit": 1, "first_player": 0}
+    )
+    deciding, ended = threading.Event(), threading.Event()
+    refuse_if_present = GameService._refuse_if_present
+
+    async def slow_to_decide(self: GameService, live: Any, seat: int) -> None:
+        deciding.set()
+        await asyncio.to_thread(ended.wait, 30)  # the game ends meanwhile
+        await refuse_if_present(self, live, seat)
+
+    monkeypatch.setattr(GameService, "_refuse_if_present", slow_to_decide)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hand_over = pool.submit(
+            client.post, f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])
+        )
+        assert deciding.wait(30)
+        last = _act(client, gid, tokens[0], 0, {"type": "end-turn"})  # turn 1 of 1
+        assert last.status_code == 200 and last.json()["status"] == "over", last.text
+        ended.set()
+        _error(hand_over.result(30), 409, "game-over")
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    assert [seat.kind for seat in store.load_game(gid).seats] == ["human", "human"]
+    assert [s["kind"] for s in state(client, gid)["lobby"]["seats"]] == ["human", "human"]
+
+
 def test_a_newly_joined_or_reclaimed_seat_is_away_only_from_then(database_url: str) -> None:
     """Not since the server started: the others wait absent_seconds before handing a seat its
     person just took (or took back) to a bot."""

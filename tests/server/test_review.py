@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gotown.server.settings import Settings
 
-from .conftest import auth, bots_idle, new_game, play_to_end, running, slow_bots, state
+from .conftest import (
+    auth,
+    bots_idle,
+    invite_code,
+    new_game,
+    play_to_end,
+    running,
+    slow_bots,
+    state,
+)
 
 
 def test_a_client_cannot_choose_the_seed_by_default(database_url: str) -> None:
@@ -167,3 +177,96 @@ def test_a_game_s_seed_is_drawn_from_63_bits(
     dealt = Game.new(players=2, seed=2**63 - 1, options=Options.from_json(stored.options))
     token = created.json()["token"]
     assert state(client, gid, token)["view"] == dealt.view(0).to_json()
+
+
+def _refused(r: Any, status: int, code: str) -> str:
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["code"] == code and error["message"], error
+    message: str = error["message"]
+    return message
+
+
+def test_an_id_or_code_no_game_can_have_is_unknown_on_every_database(client: TestClient) -> None:
+    """Found in review: on PostgreSQL (whose text cannot hold a NUL character) a NUL in a game id
+    or an invitation code was a 500 on every route that looked it up; SQLite answered 404."""
+    gid, tokens = new_game(client, ["human", "human"], seed=11)
+    before = state(client, gid, tokens[0])
+    action = {"version": before["version"], "action": {"type": "end-turn"}}
+    for bad in ("x%00y", "%00", f"{gid}%00"):
+        for path in ("state", "lobby", "replay", "hint", "chances"):
+            r = client.get(f"/api/games/{bad}/{path}", headers=auth(tokens[0]))
+            _refused(r, 404, "unknown-game")
+        for path, body in (
+            ("actions", action),
+            ("join", {"code": "abc", "name": "Eve"}),
+            ("seats/1/bot", None),
+            ("reclaim", None),
+            ("rematch", None),
+        ):
+            r = client.post(f"/api/games/{bad}/{path}", json=body, headers=auth(tokens[0]))
+            _refused(r, 404, "unknown-game")
+        for path in (f"/api/invitations/{bad}", f"/api/invitations/{bad}/qr.svg"):
+            _refused(client.get(path), 404, "unknown-invitation")
+        with client.websocket_connect(f"/ws/games/{bad}") as ws:
+            ws.send_json({"token": tokens[0]})
+            message = ws.receive_json()
+            assert message["type"] == "error" and message["error"]["code"] == "unknown-game"
+            closing = ws.receive()
+            assert closing["type"] == "websocket.close" and closing["code"] == 4404
+    assert state(client, gid, tokens[0]) == before
+
+
+def test_a_host_too_long_for_a_qr_code_is_refused_clearly(client: TestClient) -> None:
+    """Found in review: without GOTOWN_PUBLIC_BASE_URL the invitation link is built from the
+    request's Host, and a link too long for any QR code made the QR route a 500."""
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
+    ).json()
+    code = invite_code(created)
+    for length in (2400, 3000, 10_000):
+        r = client.get(f"/api/invitations/{code}/qr.svg", headers={"host": "a" * length})
+        assert "QR" in _refused(r, 400, "bad-request")
+    qr = client.get(f"/api/invitations/{code}/qr.svg")
+    assert qr.status_code == 200 and "<svg" in qr.text
+
+
+def test_a_name_must_be_printable_through_and_through(client: TestClient) -> None:
+    """Found in review: only control characters and lone surrogates were refused, although the
+    error asks for printable characters: an invisible name (a zero-width space, a byte order
+    mark), one that turns the text after it right to left (U+202E), soft hyphens, private-use,
+    tag and unassigned characters, separators other than the space all passed."""
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna Lee"}
+    ).json()
+    gid, code = created["game_id"], invite_code(created)
+    for name in (
+        "\u200b",
+        "\u202eevil",
+        "Bob\ufeff",
+        "Bo\u00adb",
+        "\ue000",
+        "\U000e0041",
+        "\u2028Bob",
+        "B\u2029ob",
+        "Bob\u0378",
+        "Bob\u00a0Lee",
+    ):
+        assert not name.isprintable()
+        body = {"seats": [{"kind": "human"}] * 2, "name": name}
+        message = _refused(client.post("/api/games", json=body), 422, "invalid-request")
+        assert message.startswith("name: ") and "printable" in message, message
+        r = client.post(f"/api/games/{gid}/join", json={"code": code, "name": name})
+        message = _refused(r, 422, "invalid-request")
+        assert message.startswith("name: ") and "printable" in message, message
+    assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
+        "Anna Lee",
+        None,
+    ]
+    # Spaces inside a name are printable; those around it are trimmed, as before.
+    r = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "  Bob de Vries "})
+    assert r.status_code == 200, r.text
+    assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
+        "Anna Lee",
+        "Bob de Vries",
+    ]

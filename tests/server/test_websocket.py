@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from typing import Any
 
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
+from starlette.types import Message
 
+from gotown.server import schemas
 from gotown.server.settings import Settings
 
 from .conftest import REDIS_URL, auth, new_game, state, wait_until
@@ -266,3 +270,72 @@ def test_socket_validation_errors_are_one_line_naming_the_fields_as_over_http(
         words = message["error"]["message"]
         assert words.startswith("version: ") and "; action: " in words
         assert state(client, gid)["version"] == 0
+
+
+def test_a_socket_whose_client_left_while_both_halves_answered_it_ends_quietly(
+    client: TestClient,
+) -> None:
+    """Found in review: the client left while the server answered it, and the reading half sent
+    (here a pong) after the pushing half had found the socket closed. Starlette refuses a send
+    after the close with a RuntimeError, and the socket's handler ended in it ("Exception in
+    ASGI application", with a traceback). It is the end of that connection, as any close; the
+    seat is then away as after any other."""
+    gid, tokens = new_game(client, ["human", "human"], seed=42)
+    active = state(client, gid, tokens[0])["view"]["active"]
+    watching = 1 - active
+    service = client.app.state.service  # type: ignore[attr-defined]
+    sent: list[Message] = []
+    moves: list[asyncio.Task[Any]] = []
+    failures: list[BaseException] = []
+
+    async def client_leaves_while_answered() -> None:
+        left = asyncio.Event()
+        incoming: list[Message] = [
+            {"type": "websocket.connect"},
+            {"type": "websocket.receive", "text": json.dumps({"token": tokens[watching]})},
+        ]
+
+        async def receive() -> Message:
+            if incoming:
+                return incoming.pop(0)
+            await left.wait()
+            return {"type": "websocket.receive", "text": '{"type": "ping"}'}  # already sent
+
+        async def send(message: Message) -> None:
+            if message["type"] == "websocket.send" and any(
+                m["type"] == "websocket.send" for m in sent
+            ):
+                left.set()  # the second state finds the socket gone (as uvicorn says it)
+                raise OSError("the client left")
+            sent.append(message)
+            if message["type"] == "websocket.send":  # the first state: the other seat moves
+                body = schemas.ActionIn(version=0, action={"type": "end-turn"})
+                moves.append(asyncio.create_task(service.act(gid, tokens[active], body, "")))
+
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "scheme": "ws",
+            "path": f"/ws/games/{gid}",
+            "raw_path": f"/ws/games/{gid}".encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"testserver")],
+            "client": ("testclient", 50000),
+            "server": ("testserver", 80),
+            "subprotocols": [],
+        }
+        try:
+            await client.app(scope, receive, send)
+        except Exception as exc:  # what uvicorn logs as "Exception in ASGI application"
+            failures.append(exc)
+        await asyncio.gather(*moves)
+
+    client.portal.call(client_leaves_while_answered)  # type: ignore[union-attr]
+    assert not failures, failures
+    assert [m["type"] for m in sent] == ["websocket.accept", "websocket.send"]
+    live = service._games[gid]
+    assert live.sockets == 0 and live.connections[watching] == 0
+    after = state(client, gid)
+    assert after["version"] == 1
+    assert [s["connected"] for s in after["lobby"]["seats"]] == [False, False]
