@@ -192,12 +192,13 @@ def _check_view(view: View) -> None:
     per_seat("milkshakes", view.milkshakes)
     if len(view.towers) != players:
         raise InvalidPositionError("not a view: towers needs one tower per seat")
-    if view.seat is not None and view.hand is not None:
-        if len(view.hand) != view.hand_sizes[view.seat]:
-            raise InvalidPositionError(
-                f"not a view: seat {view.seat} holds {len(view.hand)} cards, "
-                f"but hand_sizes says {view.hand_sizes[view.seat]}"
-            )
+    if view.hand is not None and (
+        view.seat is None or len(view.hand) != view.hand_sizes[view.seat]
+    ):
+        raise InvalidPositionError(
+            f"not a view: a hand of {len(view.hand)} cards for seat {view.seat}, "
+            "whose hand_sizes entry differs (or the public view, which has no hand)"
+        )
     if type(view.donut) is not bool or type(view.over) is not bool:
         raise InvalidPositionError("not a view: donut and over are true or false")
     if not (view.winner is None or seat(view.winner)):
