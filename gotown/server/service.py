@@ -140,6 +140,9 @@ class LiveGame:
     # (seat, version, kind) -> the search's answer for that seat's position at that version;
     # a future, so that simultaneous requests share one computation (CPU stays bounded).
     estimates: dict[tuple[int, int, str], asyncio.Future[Any]] = field(default_factory=dict)
+    # seat (None: a spectator) -> the finished game's replay, built once: a game that is over
+    # never changes, and a long one's replay takes a while to build (a future, shared as above).
+    replays: dict[int | None, asyncio.Future[schemas.ReplayOut]] = field(default_factory=dict)
     # When a request, an action or a socket last used it (time.monotonic()): an idle game is
     # dropped from memory (GameService.evict_idle).
     used: float = field(default_factory=time.monotonic)
@@ -1194,8 +1197,17 @@ class GameService:
         seat = self._require_seat(live, token) if token else None
         if live.stored.status != "over":
             raise ServiceError(409, "not-over", "the replay opens when the game is over")
-        stored = live.stored
-        return await asyncio.to_thread(self._replay_frames, stored, seat)
+        pending = live.replays.get(seat)
+        if pending is None:
+            build = asyncio.to_thread(self._replay_frames, live.stored, seat)
+            pending = live.replays[seat] = asyncio.ensure_future(build)
+        try:
+            return await asyncio.shield(pending)  # a request that goes away leaves it to others
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            live.replays.pop(seat, None)  # a failure is not kept: the next request tries again
+            raise
 
     @staticmethod
     def _replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:

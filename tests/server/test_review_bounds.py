@@ -216,6 +216,31 @@ def test_the_replay_route_converts_each_event_once(
     assert counter.converted <= 2 * 2 * game.event_count
 
 
+def test_a_finished_game_s_replay_is_built_once_per_seat(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gid, tokens = new_game(client, ["human", "bot"], seed=12, options={"first_player": 1})
+    from .conftest import play_to_end
+
+    play_to_end(client, gid, tokens, seed=5)
+    built: list[int | None] = []
+    frames = GameService._replay_frames
+
+    def counted(stored: Any, seat: int | None) -> Any:
+        built.append(seat)
+        return frames(stored, seat)
+
+    monkeypatch.setattr(GameService, "_replay_frames", staticmethod(counted))
+    answers = {}
+    for token in (None, tokens[0], None, tokens[0], None):
+        r = client.get(f"/api/games/{gid}/replay", headers=auth(token))
+        assert r.status_code == 200, r.text
+        assert answers.setdefault(token, r.json()) == r.json()
+    assert sorted(built, key=str) == [0, None]  # once for the spectator, once for seat 0
+    assert answers[None]["seat"] is None and answers[tokens[0]]["seat"] == 0
+    assert answers[None]["frames"] != answers[tokens[0]]["frames"]  # seat 0 sees its hand
+
+
 # --- 2. turn limits: a bound, and a limit for tables of bots only -------------------------------
 
 
