@@ -682,6 +682,19 @@ class GameService:
     ) -> schemas.StateOut:
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
+        # Once received, an action is made whole (stored, in memory, told, bots kicked) even
+        # when its request is cancelled meanwhile (a socket whose client left): a write left
+        # in its thread while memory stayed behind would make the table lag its database.
+        task = asyncio.ensure_future(self._act(live, seat, body))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await task
+            raise
+        return await self.state_for(live, seat, base_url)
+
+    async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
         async with live.lock:
             if self.shared and (live.game is None or body.version > live.game.version):
                 # The client has seen more than this process (another process moved since the
@@ -694,7 +707,6 @@ class GameService:
             await self._apply(live, seat, body.version, body.action)
         await self._notify(live, "action")
         self._kick_bots(live)
-        return await self.state_for(live, seat, base_url)
 
     async def _apply(self, live: LiveGame, seat: int, version: int, data: Any) -> None:
         """Check and apply one action; the caller holds the game's lock."""

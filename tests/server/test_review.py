@@ -19,6 +19,7 @@ from .conftest import (
     running,
     slow_bots,
     state,
+    wait_until,
 )
 
 
@@ -270,3 +271,52 @@ def test_a_name_must_be_printable_through_and_through(client: TestClient) -> Non
         "Anna Lee",
         "Bob de Vries",
     ]
+
+
+def test_an_action_whose_request_is_cancelled_while_it_is_stored_is_still_made_in_memory(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket whose client leaves cancels the action it was making. Once the action is being
+    written, the write finishes in its thread whatever happens: the game in memory, the other
+    players and the bots must then follow it too, or the table lags its own database (a person
+    refused as stale, a bot never told it is its turn)."""
+    import asyncio
+    import contextlib
+    import threading
+
+    from gotown.server import schemas
+
+    gid, tokens = new_game(client, ["human", "bot"], seed=23, options={"first_player": 0})
+    service = client.app.state.service  # type: ignore[attr-defined]
+    store = service.store
+    writing, release = threading.Event(), threading.Event()
+    append_action = store.append_action
+
+    def slow_append(*args: Any) -> Any:
+        writing.set()
+        release.wait(10)
+        return append_action(*args)
+
+    monkeypatch.setattr(store, "append_action", slow_append)
+    version = state(client, gid, tokens[0])["version"]
+    body = schemas.ActionIn.model_validate({"version": version, "action": {"type": "end-turn"}})
+
+    async def leave_while_it_is_written() -> None:
+        task = asyncio.ensure_future(service.act(gid, tokens[0], body, "http://testserver"))
+        await asyncio.to_thread(writing.wait, 10)
+        task.cancel()
+        release.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    client.portal.call(leave_while_it_is_written)  # type: ignore[union-attr]
+    monkeypatch.undo()
+    for _ in range(1000):  # its thread finishes the write (bounded by count)
+        if store.load_game(gid).actions:
+            break
+        threading.Event().wait(0.01)
+    assert store.load_game(gid).actions[version]["type"] == "end-turn"
+    # ... and the table follows it: the bot, told it is its turn, plays, and seat 0's turn
+    # comes back; the game in memory never lags the database.
+    st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
+    assert st["version"] == len(store.load_game(gid).actions) > version + 1
