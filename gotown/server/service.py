@@ -32,7 +32,7 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -150,6 +150,30 @@ class LiveGame:
     @property
     def version(self) -> int:
         return 0 if self.game is None else self.game.version
+
+
+async def _shared(
+    cache: dict[Any, asyncio.Future[T]],
+    key: Hashable,
+    start: Callable[[], Awaitable[T]],
+    started: Callable[[], None] | None = None,
+) -> T:
+    """The result of ``start()`` for ``key``, computed once: simultaneous callers share it, a
+    caller that goes away leaves it to the others, a success stays in ``cache`` and a failure
+    is forgotten (so that it can be asked again). ``started`` runs when it is started."""
+    future = cache.get(key)
+    if future is None:
+        future = cache[key] = asyncio.ensure_future(start())
+        if started is not None:
+            started()
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        if cache.get(key) is future:
+            del cache[key]
+        raise
 
 
 def _new_game(stored: StoredGame) -> Game:
@@ -865,25 +889,25 @@ class GameService:
         Only the newest few answers per seat are kept, and a failed computation is forgotten
         (so that it can be asked again).
         """
-        key = (seat, version, kind)
-        future = live.estimates.get(key)
-        if future is None:
-            loop = asyncio.get_running_loop()
-            future = asyncio.ensure_future(loop.run_in_executor(self._hint_executor, compute))
-            live.estimates[key] = future
+        loop = asyncio.get_running_loop()
+
+        def keep_the_newest() -> None:
             mine = sorted(k for k in live.estimates if k[0] == seat)
             for old in mine[: max(0, len(mine) - 4)]:
                 live.estimates.pop(old, None)
+
         try:
-            result: T = await asyncio.shield(future)
+            return await _shared(
+                live.estimates,
+                (seat, version, kind),
+                lambda: loop.run_in_executor(self._hint_executor, compute),
+                keep_the_newest,
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if live.estimates.get(key) is future:
-                del live.estimates[key]
             log.exception("the estimate for seat %s failed in game %s", seat, live.stored.id)
             raise ServiceError(503, "estimate-failed", "the estimate failed: try again") from exc
-        return result
 
     def _hints_now(self, live: LiveGame, seat: int, game: Game) -> Callable[[], Any]:
         view, legal, version = game.view(seat), game.legal_actions(), game.version
@@ -1209,17 +1233,10 @@ class GameService:
         seat = self._require_seat(live, token) if token else None
         if live.stored.status != "over":
             raise ServiceError(409, "not-over", "the replay opens when the game is over")
-        pending = live.replays.get(seat)
-        if pending is None:
-            build = asyncio.to_thread(self._replay_frames, live.stored, seat)
-            pending = live.replays[seat] = asyncio.ensure_future(build)
-        try:
-            return await asyncio.shield(pending)  # a request that goes away leaves it to others
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            live.replays.pop(seat, None)  # a failure is not kept: the next request tries again
-            raise
+        stored = live.stored
+        return await _shared(
+            live.replays, seat, lambda: asyncio.to_thread(self._replay_frames, stored, seat)
+        )
 
     @staticmethod
     def _replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
