@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +77,7 @@ def _seat_or_none(value: Any) -> bool:
 
 
 #: What each event field may hold (its seats are checked against the view's players).
-_EVENT_FIELD_OK: dict[str, Any] = {
+_EVENT_FIELD_OK: dict[str, Callable[[Any], bool]] = {
     "turn": _count,
     "seat": _seat_or_none,
     "victim": _seat_or_none,
