@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import segno
-from fastapi import APIRouter, Depends, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
@@ -131,16 +131,24 @@ async def join(
 
 
 @router.get("/games/{game_id}/state", response_model=schemas.StateOut, responses=ERRORS)
-async def state(game_id: str, request: Request, service: Service, token: Token) -> schemas.StateOut:
-    """The seat's view (with its token) or the public view (without)."""
-    return await service.state(game_id, token, base_url(request))
+async def state(
+    game_id: str,
+    request: Request,
+    service: Service,
+    token: Token,
+    events_from: Annotated[int, Query(ge=0, description=schemas.EVENTS_FROM)] = 0,
+) -> schemas.StateOut:
+    """The seat's view (with its token) or the public view (without); with ``events_from``,
+    only the events from that index on (a 422 beyond the game's events)."""
+    return await service.state(game_id, token, base_url(request), events_from)
 
 
 @router.post("/games/{game_id}/actions", response_model=schemas.StateOut, responses=ERRORS)
 async def act(
     game_id: str, body: schemas.ActionIn, request: Request, service: Service, token: Token
 ) -> schemas.StateOut:
-    """Play an action, made on game version ``version``."""
+    """Play an action, made on game version ``version``; the state after it answers, with
+    only the events from ``events_from`` on when given (checked before the action is made)."""
     return await service.act(game_id, token, body, base_url(request))
 
 
@@ -235,7 +243,10 @@ def _error(code: str, message: str) -> dict[str, Any]:
 
 #: The protocol is JSON in text frames; a binary frame gets this answer.
 BINARY_FRAME = "binary frames are not understood: send JSON as text"
-FIRST_MESSAGE = 'the first message must be {"token": "..."}, or {"token": null} to watch'
+FIRST_MESSAGE = (
+    'the first message must be {"token": "..."}, or {"token": null} to watch '
+    '(with "events_from": N to resume)'
+)
 
 
 async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
@@ -265,21 +276,34 @@ def _parse(text: str) -> Any:
         raise ValueError("nested too deeply") from exc
 
 
-def _first_token(text: str | None) -> str | None:
-    """The token of the first message (None: a spectator); ServiceError 400 for anything but
-    ``{"token": "..."}`` or ``{"token": null}``."""
+def _first_message(text: str | None) -> tuple[str | None, int]:
+    """The token of the first message (None: a spectator) and its ``events_from`` (0 when left
+    out); ServiceError 400 for anything but ``{"token": "..."}`` or ``{"token": null}``, with
+    an optional ``"events_from"``, and 422 ``invalid-request`` for an ``events_from`` that is
+    not a whole number of at least 0 (whether the game has that many events is checked when
+    the first state is built)."""
     if text is None:
         raise ServiceError(400, "bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
     try:
         first = _parse(text)
     except ValueError as exc:
         raise ServiceError(400, "malformed-json", f"not valid JSON; {FIRST_MESSAGE}") from exc
-    if not isinstance(first, dict) or set(first) != {"token"}:
+    if not isinstance(first, dict) or not {"token"} <= set(first) <= {"token", "events_from"}:
         raise ServiceError(400, "bad-request", FIRST_MESSAGE)
     token = first["token"]
     if token is not None and not isinstance(token, str):
         raise ServiceError(400, "bad-request", "token must be a string")
-    return token
+    events_from = first.get("events_from", 0)
+    if type(events_from) is not int or events_from < 0:
+        raise ServiceError(
+            422, "invalid-request", "events_from: a whole number of at least 0, please"
+        )
+    return token, events_from
+
+
+def _events_through(state: schemas.StateOut) -> int:
+    """How many of the game's events a client holds once it has ``state``."""
+    return 0 if state.view is None else state.events_from + len(state.view["events"])
 
 
 @ws_router.websocket("/ws/games/{game_id}")
@@ -290,12 +314,22 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     server then sends ``{"type": "state", "state": StateOut}`` now and after every change, and
     answers ``{"type": "action", "version": N, "action": {...}}`` with an error message when
     it refuses it, and ``{"type": "ping"}`` with ``{"type": "pong"}``.
+
+    Events are sent once per connection: the first state holds every event (``events_from``
+    0), and each later one only those the connection has not been sent yet, its
+    ``events_from`` being how many it was sent before (the client appends them). Should the
+    game ever hold fewer events than that (its memory reloaded behind them), the state holds
+    every event again, ``events_from`` 0. A client that reconnects holding N events may add
+    ``"events_from": N`` to its first message: the first state then starts there (N must be a
+    whole number from 0 to the game's event count, else an ``invalid-request`` error and the
+    close code 4422).
     """
     service: GameService = websocket.app.state.service
     await websocket.accept()
     base = _http_base(websocket)
     try:
-        token = _first_token(await asyncio.wait_for(_receive_text(websocket), timeout=30))
+        first = await asyncio.wait_for(_receive_text(websocket), timeout=30)
+        token, resume_from = _first_message(first)
         seat = await service.resolve_token(game_id, token)
         live = await service._live(game_id)
     except ServiceError as exc:
@@ -314,16 +348,25 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
         async with service.pubsub.subscribe(game_id) as notices:
             # Subscribed: a change from now on is noticed; one made before is caught up here.
             await service.catch_up(live)
-            first_state = await service.state_for(live, seat, base)
+            try:
+                first_state = await service.state_for(live, seat, base, resume_from)
+            except ServiceError as exc:  # more events than the game has
+                await _send(websocket, {"type": "error", **exc.body()})
+                await websocket.close(code=4000 + exc.status)
+                return
             await _send(websocket, {"type": "state", "state": first_state.model_dump(mode="json")})
+            # How many of the game's events this connection was sent: each push sends the rest.
+            sent = _events_through(first_state)
 
             async def push() -> None:
+                nonlocal sent
                 async for notice in notices:
                     await service.refresh(notice)
-                    state = await service.state_for(live, seat, base)
+                    state = await service.state_for(live, seat, base, sent, or_full=True)
                     await _send(
                         websocket, {"type": "state", "state": state.model_dump(mode="json")}
                     )
+                    sent = _events_through(state)
 
             limit = service.settings.rate_limit_per_minute
             recent: collections.deque[float] = collections.deque()

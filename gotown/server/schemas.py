@@ -79,10 +79,20 @@ class JoinIn(_In):
     _printable_fields = field_validator("code", "name")(_printable)
 
 
+#: What ``events_from`` means, wherever a client may ask for it.
+EVENTS_FROM = (
+    "answer only the events from this index on (the number of the game's events the client "
+    "already holds, from 0 to the game's event count); 0: every event"
+)
+
+
 class ActionIn(_In):
     version: int = Field(ge=0, description="the game version the action was made on")
     action: dict[str, Any] = Field(
         description='an action in the FORMAT.md shape, e.g. {"type": "end-turn"}'
+    )
+    events_from: int = Field(
+        default=0, ge=0, strict=True, description=f"for the state answered: {EVENTS_FROM}"
     )
 
 
@@ -157,7 +167,17 @@ class StateOut(BaseModel):
     seat: int | None
     version: int
     lobby: LobbyOut
-    view: dict[str, Any] | None = Field(description="game.view(seat) as JSON; null in the lobby")
+    view: dict[str, Any] | None = Field(
+        description="game.view(seat) as JSON, its events from events_from on; null in the lobby"
+    )
+    events_from: int = Field(
+        default=0,
+        ge=0,
+        description="the index, in the whole list of the game's events (the same for every "
+        "seat), of the first event in view.events: 0 when view.events holds every event (and "
+        "in the lobby); N when it holds only the events from N on, which follow the N events "
+        "the client already holds",
+    )
     legal: list[dict[str, Any]] = Field(description="the legal actions of this seat now")
 
 

@@ -4,8 +4,9 @@ Rules:
 - A game's live :class:`Game` is rebuilt from its stored record (seed, options, actions).
 - Actions on one game are applied one at a time (one lock per game), each checked against the
   version it was made on, applied to a copy, stored, and only then made current.
-- Every payload for a seat is built from ``game.view(seat)`` (or ``game.public_view()``), never
-  from the full state, so no hidden card can reach anyone.
+- Every payload for a seat is built from ``game.view(seat)`` (or ``game.public_view()``), or
+  from a copy's view without history plus ``game.events(seat, start)`` (the same events, from
+  ``start`` on), never from the full state, so no hidden card can reach anyone.
 - Presence (which seats have a WebSocket open, since when a seat is away) lives in the process
   with ``memory://``, and in Redis with ``redis://`` so that every process sees the connections
   of all (:mod:`gotown.server.presence`).
@@ -647,8 +648,35 @@ class GameService:
             **urls,
         )
 
-    def state_of(self, live: LiveGame, seat: int | None, base_url: str) -> schemas.StateOut:
+    @staticmethod
+    def check_events_from(live: LiveGame, events_from: int) -> None:
+        """Refuse (422 ``invalid-request``) an ``events_from`` beyond the game's events: a
+        client cannot hold events the game has not had."""
+        count = 0 if live.game is None else live.game.event_count
+        if not 0 <= events_from <= count:
+            raise ServiceError(
+                422,
+                "invalid-request",
+                f"events_from: {events_from} is not between 0 and the game's event count ({count})",
+            )
+
+    def state_of(
+        self,
+        live: LiveGame,
+        seat: int | None,
+        base_url: str,
+        events_from: int = 0,
+        *,
+        or_full: bool = False,
+    ) -> schemas.StateOut:
+        """The state for ``seat`` (None: a spectator), its view's events from index
+        ``events_from`` on. An ``events_from`` beyond the game's events is refused
+        (:meth:`check_events_from`), or with ``or_full`` answered with every event (a socket
+        whose game was reloaded behind what it was sent)."""
         game = live.game
+        if or_full and events_from > (0 if game is None else game.event_count):
+            events_from = 0
+        self.check_events_from(live, events_from)
         if game is None:
             return schemas.StateOut(
                 game_id=live.stored.id,
@@ -657,9 +685,18 @@ class GameService:
                 version=0,
                 lobby=self.lobby(live, base_url, invited=seat is not None),
                 view=None,
+                events_from=0,
                 legal=[],
             )
-        view = game.public_view() if seat is None else game.view(seat)
+        if events_from == 0:
+            view = (game.public_view() if seat is None else game.view(seat)).to_json()
+        else:
+            # The view without its events (a copy without history has none), then only the
+            # events from ``events_from`` on, as this seat saw them (``game.public_view()`` is
+            # ``game.view(None)``, whose events are ``game.events(None)``): the cost of the new
+            # events only, as in :meth:`_replay_frames`.
+            view = game.copy(history=False).view(seat).to_json()
+            view["events"] = [event.to_json() for event in game.events(seat, events_from)]
         legal: list[dict[str, Any]] = []
         if (
             seat is not None
@@ -674,19 +711,30 @@ class GameService:
             seat=seat,
             version=game.version,
             lobby=self.lobby(live, base_url, invited=seat is not None),
-            view=view.to_json(),
+            view=view,
+            events_from=events_from,
             legal=legal,
         )
 
-    async def state_for(self, live: LiveGame, seat: int | None, base_url: str) -> schemas.StateOut:
+    async def state_for(
+        self,
+        live: LiveGame,
+        seat: int | None,
+        base_url: str,
+        events_from: int = 0,
+        *,
+        or_full: bool = False,
+    ) -> schemas.StateOut:
         """:meth:`state_of` with the presence of every process read first."""
         await self._read_presence(live)
-        return self.state_of(live, seat, base_url)
+        return self.state_of(live, seat, base_url, events_from, or_full=or_full)
 
-    async def state(self, game_id: str, token: str | None, base_url: str) -> schemas.StateOut:
+    async def state(
+        self, game_id: str, token: str | None, base_url: str, events_from: int = 0
+    ) -> schemas.StateOut:
         live = await self._current(game_id)
         seat = self._require_seat(live, token) if token else None
-        return await self.state_for(live, seat, base_url)
+        return await self.state_for(live, seat, base_url, events_from)
 
     async def lobby_of(
         self, game_id: str, base_url: str, token: str | None = None, *, invited: bool = False
@@ -716,7 +764,8 @@ class GameService:
             with contextlib.suppress(Exception):
                 await task
             raise
-        return await self.state_for(live, seat, base_url)
+        # Checked (before the action) against fewer events than the game has now.
+        return await self.state_for(live, seat, base_url, body.events_from, or_full=True)
 
     async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
         async with live.lock:
@@ -724,6 +773,8 @@ class GameService:
                 # The client has seen more than this process (another process moved since the
                 # request began): catch up rather than refuse a current version as stale.
                 await self._catch_up(live, locked=True)
+            # A request that asks for too much changes nothing.
+            self.check_events_from(live, body.events_from)
             if live.stored.seats[seat].kind == "bot":
                 raise ServiceError(
                     409, "seat-is-bot", "a bot plays this seat now; take it back first"

@@ -164,8 +164,13 @@ def new_game(
     return created["game_id"], tokens
 
 
-def state(client: TestClient, game_id: str, token: str | None = None) -> dict[str, Any]:
-    r = client.get(f"/api/games/{game_id}/state", headers=auth(token))
+def state(
+    client: TestClient, game_id: str, token: str | None = None, *, events_from: int = 0
+) -> dict[str, Any]:
+    """The state (its events from ``events_from`` on: compare a socket's push with
+    ``events_from=push["events_from"]``)."""
+    params = {"events_from": events_from} if events_from else None
+    r = client.get(f"/api/games/{game_id}/state", params=params, headers=auth(token))
     assert r.status_code == 200, r.text
     data: dict[str, Any] = r.json()
     return data

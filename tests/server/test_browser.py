@@ -143,6 +143,25 @@ def _public_state(server_url: str, game_id: str) -> dict[str, Any]:
         return data
 
 
+def _seat_state(server_url: str, game_id: str, token: str) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"{server_url}/api/games/{game_id}/state", headers={"X-Seat-Token": token}
+    )
+    with urllib.request.urlopen(request) as response:
+        data: dict[str, Any] = json.load(response)
+        return data
+
+
+def _check_log(page: Page, server_url: str, game_id: str) -> list[dict[str, Any]]:
+    """The page holds its seat's every event (pushes bring only the new ones) and logs each."""
+    token = page.evaluate(f"localStorage.getItem('gotown.token.{game_id}')")
+    events: list[dict[str, Any]] = _seat_state(server_url, game_id, token)["view"]["events"]
+    assert page.evaluate("table.state.view.events") == events
+    lines = page.evaluate("(events) => eventLines(events, table.state).map((l) => l.text)", events)
+    assert page.locator("#log li").all_text_contents() == lines
+    return events
+
+
 def _no_sideways_scroll(page: Page) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page is {overflow}px wider than the screen"
@@ -268,6 +287,22 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     assert anna.locator("#rematch").count() == 1
     log = anna.text_content("#log") or ""
     assert "Turn 1" in log
+    # Each push brought only its new events: the pages joined them into the whole game's log
+    # (Bob's since he reloaded the page).
+    events = _check_log(anna, server_url, game_id)
+    _check_log(bob, server_url, game_id)
+    assert len(events) > moves
+    # A state that starts after the events the page holds (a gap) makes it ask for them all.
+    anna.evaluate(
+        """(events) => {
+          table.state.view.events = events.slice(0, 3);
+          const view = { ...table.state.view, events: events.slice(10) };
+          table.update({ ...table.state, events_from: 10, view });
+        }""",
+        events,
+    )
+    anna.wait_for_function(f"table.state.view.events.length === {len(events)}")
+    _check_log(anna, server_url, game_id)
     anna.click("#discard summary")
     anna.wait_for_selector("#discard[open] .row")
 

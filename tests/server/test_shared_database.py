@@ -97,7 +97,7 @@ def test_a_lost_notice_does_not_make_a_current_version_stale(
             assert state(one, gid)["version"] == 2
             # The request that found the change also told one's sockets.
             pushed = _state_where(ws, lambda st: st["version"] == 2)
-            assert pushed["view"] == state(two, gid)["view"]
+            assert pushed["view"] == state(two, gid, events_from=pushed["events_from"])["view"]
             assert _play(one, gid, tokens, rng) == 3
             assert state(two, gid)["version"] == 3
             # An action whose version one has never seen (it was played on two, unheard of):
@@ -127,7 +127,10 @@ def test_sockets_catch_up_with_a_change_nobody_announced(settings: Settings) -> 
             _service(two).store.append_action(gid, 0, active, {"type": "end-turn"})
             pushed = _state_where(ws, lambda st: st["version"] == 1)
             assert pushed["view"]["active"] == 1 - active
-            assert pushed["view"] == state(two, gid, tokens[0])["view"]
+            assert (
+                pushed["view"]
+                == state(two, gid, tokens[0], events_from=pushed["events_from"])["view"]
+            )
             # One accepts the next action, made on the version its socket showed.
             r = one.post(
                 f"/api/games/{gid}/actions",

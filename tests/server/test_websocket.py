@@ -29,6 +29,11 @@ def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[st
     raise AssertionError("no state message arrived")
 
 
+def _from(pushed: dict[str, Any]) -> dict[str, int]:
+    """The ``events_from`` of a pushed state, to ask the HTTP API for the same events."""
+    return {"events_from": pushed["events_from"]}
+
+
 def test_each_socket_gets_its_own_seat_view_after_every_action(client: TestClient) -> None:
     gid, tokens = new_game(client, ["human", "human"], seed=31)
     with (
@@ -51,9 +56,10 @@ def test_each_socket_gets_its_own_seat_view_after_every_action(client: TestClien
         )
         assert r.status_code == 200
         after = [_next_state(ws0, 1), _next_state(ws1, 1), _next_state(watcher, 1)]
+        # Each push holds the events its socket was not sent yet (``events_from`` on).
         for seat, st in enumerate(after[:2]):
-            assert st["view"] == state(client, gid, tokens[seat])["view"]
-        assert after[2]["view"] == state(client, gid)["view"]
+            assert st["view"] == state(client, gid, tokens[seat], **_from(st))["view"]
+        assert after[2]["view"] == state(client, gid, **_from(after[2]))["view"]
         assert after[2]["view"]["hand"] is None
         assert after[1 - active]["legal"]  # now the other seat may act
         assert after[active]["legal"] == []
@@ -117,12 +123,14 @@ def test_bot_moves_are_pushed(client: TestClient) -> None:
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_json({"token": tokens[0]})
         st = _next_state(ws)
+        events = list(st["view"]["events"])
         ws.send_json({"type": "action", "version": st["version"], "action": {"type": "end-turn"}})
         for _ in range(500):
             st = _next_state(ws)
+            events += st["view"]["events"]  # each push: the events not sent yet
             if (st["view"]["active"] == 0 and st["version"] > 1) or st["status"] == "over":
                 break
-        bot_actions = [e for e in st["view"]["events"] if e["type"] == "action" and e["seat"] == 1]
+        bot_actions = [e for e in events if e["type"] == "action" and e["seat"] == 1]
         assert (bot_actions and bot_actions[-1]["action"]["type"] == "end-turn") or st[
             "status"
         ] == "over"
@@ -147,7 +155,7 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
             assert r.status_code == 200
             pushed = _next_state(ws, 1)
             assert pushed["view"]["active"] == 1 - active
-            assert pushed["view"] == state(one, gid, tokens[0])["view"]
+            assert pushed["view"] == state(one, gid, tokens[0], **_from(pushed))["view"]
 
 
 def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: TestClient) -> None:

@@ -514,6 +514,7 @@ const table = {
   selected: [], hints: null, prevFloors: {}, retry: 0, closed: false, busy: false,
   chances: null, chancesAsked: -1, chancesBusy: false, chancesFailed: false, chancesRetry: null, chancesDelay: 0,
   wasMyTurn: false, replay: false, logKeep: null, handoverAt: {}, ticker: null,
+  resyncing: false, gapped: null, resumed: false, noResume: false,
 
   open(app, gameId, spectator) {
     this.close();
@@ -521,6 +522,7 @@ const table = {
     this.selected = []; this.hints = null; this.prevFloors = {}; this.state = null;
     this.chances = null; this.chancesAsked = -1; this.wasMyTurn = false;
     this.chancesFailed = false; this.chancesDelay = 0; this.logKeep = null; this.handoverAt = {};
+    this.resyncing = false; this.gapped = null; this.resumed = false; this.noResume = false;
     this.ticker = setInterval(() => this.tickAway(), 1000);
     const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
@@ -543,7 +545,13 @@ const table = {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId);
     this.ws = ws;
-    ws.onopen = () => { this.retry = 0; ws.send(JSON.stringify({ token: this.token })); };
+    ws.onopen = () => {
+      this.retry = 0;
+      // Back after a lost connection: only the events this page does not hold yet.
+      const held = this.heldEvents();
+      this.resumed = held > 0 && !this.noResume;
+      ws.send(JSON.stringify(this.resumed ? { token: this.token, events_from: held } : { token: this.token }));
+    };
     ws.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
       if (data.type === "state") this.update(data.state);
@@ -551,6 +559,8 @@ const table = {
     };
     ws.onclose = (ev) => {
       if (this.closed || this.ws !== ws) return;
+      // A resume the server refused (it never should): connect again for every event.
+      if (ev.code === 4422 && this.resumed) { this.noResume = true; this.connect(); return; }
       if (ev.code >= 4400 && ev.code < 4500) return;
       const delay = Math.min(8000, 500 * 2 ** this.retry++);
       document.body.dataset.connection = "lost";
@@ -558,8 +568,23 @@ const table = {
       setTimeout(() => { if (!this.closed && this.ws === ws) this.connect(); }, delay);
     };
   },
+  /* How many of the game's events this page holds (the whole list, from the first). */
+  heldEvents() {
+    return this.state && this.state.view ? (this.state.view.events || []).length : 0;
+  },
+  /* A state may hold only the events from `events_from` on (the socket sends each event once,
+     and an action's answer those after the ones the page holds): joined here to the events
+     held before, so that everything that reads view.events (the log, the messages aimed at
+     this seat, frozenTurns, endReason) sees every event. Events never change once made, so
+     the ones held up to `events_from` are the state's own. A state that starts after the
+     events held (a gap) is not shown: the whole state is asked for instead (resync). */
   update(state) {
     if (this.state && state.version < this.state.version && state.status === this.state.status) return;
+    if (state.view && state.events_from > 0) {
+      const held = this.state && this.state.view ? this.state.view.events || [] : [];
+      if (held.length < state.events_from) { this.resync(state); return; }
+      state = { ...state, events_from: 0, view: { ...state.view, events: held.slice(0, state.events_from).concat(state.view.events) } };
+    }
     const versionChanged = !this.state || state.version !== this.state.version;
     if (this.state && this.state.view) {
       this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
@@ -583,6 +608,26 @@ const table = {
       return;
     }
     this.draw();
+  },
+  /* The whole state, every event in it, for a state that could not be joined to the events
+     held (`gapped`); a newer one that could not either, arrived meanwhile, is tried once the
+     whole state is in, and asks again if it still does not join. */
+  async resync(gapped) {
+    if (!this.gapped || gapped.version >= this.gapped.version) this.gapped = gapped;
+    if (this.resyncing) return;
+    this.resyncing = true;
+    const gameId = this.gameId;
+    let full = null;
+    try {
+      full = await api("GET", "/api/games/" + gameId + "/state", undefined, this.token);
+    } catch (err) {
+      toast(errorText(err));
+    } finally { this.resyncing = false; }
+    if (this.closed || gameId !== this.gameId) return;
+    const later = this.gapped;
+    this.gapped = null;
+    if (full) this.update(full);
+    if (full && later && later.version > full.version) this.update(later);
   },
   /* The win-probability bar (a per-device choice): asked on this seat's turn and after it. */
   chancesOn() {
@@ -676,7 +721,8 @@ const table = {
     if (this.busy) return;
     this.busy = true;
     try {
-      const st = await api("POST", "/api/games/" + this.gameId + "/actions", { version: this.state.version, action }, this.token);
+      const body = { version: this.state.version, action, events_from: this.heldEvents() };
+      const st = await api("POST", "/api/games/" + this.gameId + "/actions", body, this.token);
       this.update(st);
     } catch (err) {
       toast(errorText(err));
