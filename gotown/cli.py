@@ -107,7 +107,9 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--players", type=click.IntRange(2, 4), default=None,
               help="Seats (default: one per bot; extra seats repeat the last bot).")  # fmt: skip
-@click.option("--games", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games to play; a multiple of the number of players makes every bot start "
+                   "equally often (otherwise some start one game more).")  # fmt: skip
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="Processes (default: every core).")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -120,9 +122,12 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
               help="Continue the tournament saved in the --json file (stopped by "
                    "--max-seconds, Ctrl-C or a crash): play only its missing games.")  # fmt: skip
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
-              help="Write a bar chart of win rates and think times (PNG, SVG, PDF).")  # fmt: skip
+              help="Write a bar chart of win rates and think times (the extension names "
+                   "the format: png, svg, pdf, ...).")  # fmt: skip
 @click.option("--max-seconds", type=click.FloatRange(1), default=None,
-              help="Start no game after this many seconds (reports the games played).")  # fmt: skip
+              help="Start no game after this many seconds (the table reports the first games "
+                   "in whole blocks of as many games as players; --json keeps them "
+                   "all).")  # fmt: skip
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def tournament(
     bots: tuple[str, ...],
@@ -139,14 +144,19 @@ def tournament(
 ) -> None:
     """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
 
-    Seat orders are rotated so that every bot starts equally often. Example, hard against
-    three medium bots: `gotown tournament hard medium --players 4 --games 1000`.
+    Seat orders are rotated over the bots (a repeated level is reported, and rotated, as
+    separate bots: medium, medium#2): every block of as many games as players seats each bot
+    once in each seat, so the first player's advantage is shared out evenly; with GAMES not
+    a multiple of the players some bots start one game more than others. Example, hard
+    against three medium bots: `gotown tournament hard medium --players 4 --games 1000`.
 
     A long tournament can be played in parts: with --json FILE the games are saved as they
     finish, and the same command with --resume plays only the games still missing (the
     result is the same as one uninterrupted run). Exits 130 when interrupted.
     """
+    import tempfile
     import time
+    from pathlib import Path
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -155,6 +165,7 @@ def tournament(
         code_fingerprint,
         format_table,
         load_results,
+        plot_formats,
         results_json,
         run_tournament,
         write_plot,
@@ -171,8 +182,44 @@ def tournament(
     if len(bots) > count:
         raise click.BadParameter(f"{len(bots)} bots for {count} seats", param_hint="BOTS")
     lineup = list(bots) + [bots[-1]] * (count - len(bots))
-    if count < 2:
-        raise click.BadParameter("a game needs 2 to 4 players (R1)", param_hint="BOTS")
+    if not 2 <= count <= 4:
+        raise click.BadParameter(  # only without --players, which is 2 to 4
+            f"{count} seat{'s' * (count > 1)} (one per bot, no --players): a game needs 2 to 4 "
+            "players (R1)",
+            param_hint="BOTS",
+        )
+
+    def check_writable(path: str, param_hint: str) -> None:
+        """Refuse, before any game is played, a file that could not be written at the end."""
+        folder = Path(path).parent
+        if not folder.is_dir():
+            problem = "is not a folder" if folder.exists() else "does not exist"
+            raise click.BadParameter(f"{path}: the folder {str(folder)!r} {problem}",
+                                     param_hint=param_hint)  # fmt: skip
+        try:  # a file of our own, so that an existing one (to --resume from) stays untouched
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            raise click.BadParameter(
+                f"{path}: cannot write in {str(folder)!r}: {error.strerror}",
+                param_hint=param_hint,
+            ) from None
+
+    if json_path:
+        check_writable(json_path, "--json")
+    if plot_path:
+        formats = plot_formats()
+        extension = Path(plot_path).suffix.lower().removeprefix(".")
+        if extension not in formats:
+            raise click.BadParameter(
+                f"{plot_path}: the file's extension names its format, and "
+                f"{repr(extension) if extension else 'no extension'} is not one of "
+                f"{', '.join(formats)}",
+                param_hint="--plot",
+            )
+        check_writable(plot_path, "--plot")
+        if os.path.exists(plot_path) and not os.access(plot_path, os.W_OK):
+            raise click.BadParameter(f"{plot_path}: the file is read-only", param_hint="--plot")
     code_fingerprint()  # of the code loaded now, which plays every game of this run
     done: list[GameResult] = []
     done_seconds = 0.0
@@ -231,7 +278,7 @@ def tournament(
             sys.exit(130)
     click.echo(format_table(result))
     if json_path and len(finished) < games:
-        # Stopped by --max-seconds: the table counts whole cycles of seat orders, but every
+        # Stopped by --max-seconds: the table counts whole blocks of seat orders, but every
         # game played is kept, for --resume to go on from.
         save(checkpoint())
         click.echo(f"stopped: {len(finished)} games saved in {json_path}; "

@@ -1,9 +1,13 @@
 """Tournaments between bots: many games over all cores, with win rates, ratings and timings.
 
-Seat order is balanced: the games cycle through every distinct ordering of the line-up, and
-seat 0 always starts (option ``first_player: 0``), so over each full cycle every bot is the
-first player equally often. A game that reaches ``turn_limit`` (R23; some positions never end,
-e.g. two hands of 8 that can do nothing, R7b) ends with no winner and is counted as such.
+Seat order is balanced per entry (``medium`` and ``medium#2`` are two entries, reported apart):
+seat 0 always starts (option ``first_player: 0``), and the games go through every order of the
+entries in blocks of ``players`` games, each block the cyclic rotations of one order, so that
+each block seats every entry once in every seat (:func:`seatings`). After any number of games
+the entries have been first player equally often, give or take one game, and exactly equally
+often after a whole number of blocks; every order of the entries comes once per ``players!``
+games. A game that reaches ``turn_limit`` (R23; some positions never end, e.g. two hands of 8
+that can do nothing, R7b) ends with no winner and is counted as such.
 
 Ratings come from openskill (Plackett-Luce model). openskill rates game by game, and its
 dynamics term lets a rating follow recent results, so one pass in any fixed order can rank the
@@ -13,10 +17,12 @@ the figures depend on the results only, not on any order (and not on which worke
 first).
 
 Game ``i`` depends only on the line-up, the seed, ``i`` and the turn limit (and the code of the
-rules and the bots), so a long tournament can be played in parts: :func:`results_json` writes
-the games played so far with a :func:`code_fingerprint`, :func:`load_results` reads them back,
-and ``run_tournament(..., done=...)`` plays only the games still missing. The whole is the same
-as one uninterrupted run.
+rules, the bots and this module), so a long tournament can be played in parts:
+:func:`results_json` writes the games played so far with a :func:`code_fingerprint`,
+:func:`load_results` reads them back (checking every game), and
+``run_tournament(..., done=...)`` plays only the games still missing. The whole is the same as
+one uninterrupted run. The bots' seeds are hashed (:func:`bot_seed`), so that no bot can work
+out the deal from its own seed.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from gotown.bots import LEVELS, make_bot
 from gotown.engine import Game
@@ -96,13 +102,15 @@ class TournamentResult:
         return data
 
 
-#: Bumped when what a game's result means or how it is written changes.
-RESULTS_FORMAT = 2
+#: Bumped when what a game's result means or how it is written changes (3: seat orders
+#: rotate over entries in blocks, bot seeds are one-way hashes).
+RESULTS_FORMAT = 3
 
 
 @functools.cache
 def code_fingerprint() -> str:
-    """A digest of the code that decides a game's result: the rules and the bots.
+    """A digest of the code that decides a game's result: the rules, the bots, and this module
+    (which decides the seat orders and the seeds).
 
     Results stored under one fingerprint are only ever continued under the same one, so a
     tournament played in parts never mixes two versions of a bot. It is read once per process
@@ -118,6 +126,8 @@ def code_fingerprint() -> str:
         for path in sorted(Path(package.__file__).parent.glob("*.py")):
             digest.update(f"{package.__name__}/{path.name}\0".encode())
             digest.update(path.read_bytes())
+    digest.update(f"{__name__}\0".encode())
+    digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -144,6 +154,7 @@ def results_json(
     """
     head: dict[str, Any] = summary.summary_json() if summary else {"seconds": seconds}
     head.update(
+        format=RESULTS_FORMAT,
         lineup=list(levels),
         seed=seed,
         turn_limit=turn_limit,
@@ -162,12 +173,22 @@ def load_results(
     data: Any, levels: Sequence[str], seed: int, turn_limit: int
 ) -> tuple[list[GameResult], float]:
     """The games of a tournament written by :func:`results_json`, and the seconds they took,
-    after checking that they were played with this line-up, seed, turn limit and code.
+    after checking that they were played with this line-up, seed, turn limit and code, and
+    that every game is well formed: its index a new game number, its seats the order
+    :func:`seatings` gives that game, its winner none or an entry, one think time, decision
+    count and list of times per entry.
 
-    Raises ``ValueError`` naming the first thing that differs.
+    Raises ``ValueError`` naming the first thing that differs (and the game and field).
     """
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError("not a tournament's results (no list of games)")
+    if data.get("format") != RESULTS_FORMAT:
+        written = data.get("format", f"older than {RESULTS_FORMAT}")
+        raise ValueError(
+            f"the file is in results format {written}, this version plays format "
+            f"{RESULTS_FORMAT} (other seat orders and bot seeds): its games cannot be "
+            "continued; start a new --json file"
+        )
     expected = {
         "lineup": list(levels),
         "seed": seed,
@@ -178,32 +199,91 @@ def load_results(
         if data.get(key) != value:
             if key == "fingerprint":
                 raise ValueError(
-                    "the games were played by other code (the rules or the bots changed): "
-                    f"fingerprint {data.get(key)!r}, now {value!r}"
+                    "the games were played by other code (the rules, the bots or the "
+                    f"tournament changed): fingerprint {data.get(key)!r}, now {value!r}"
                 )
             raise ValueError(f"the games were played with {key} {data.get(key)!r}, not {value!r}")
-    try:
-        results = [
-            GameResult(
-                index=int(r["index"]),
-                seats=tuple(int(e) for e in r["seats"]),
-                winner=None if r["winner"] is None else int(r["winner"]),
-                turns=int(r["turns"]),
-                actions=int(r["actions"]),
-                think=tuple(float(t) for t in r["think"]),
-                decisions=tuple(int(d) for d in r["decisions"]),
-                times=tuple(tuple(float(t) / 1000.0 for t in ts) for ts in r["times"]),
+    seconds = data.get("seconds", 0.0)
+    if not _is_seconds(seconds):
+        raise ValueError(f"seconds {seconds!r} is not a number of seconds")
+    orders = seatings(len(levels))
+    results: list[GameResult] = []
+    seen: set[int] = set()
+    for position, raw in enumerate(data["results"]):
+        result = _game_result(raw, position, len(levels))
+        if result.index in seen:
+            raise ValueError(f"game {result.index} appears twice")
+        seen.add(result.index)
+        if result.seats != orders[result.index % len(orders)]:
+            raise ValueError(
+                f"game {result.index} does not belong to this tournament: seats "
+                f"{list(result.seats)}, not {list(orders[result.index % len(orders)])}"
             )
-            for r in data["results"]
-        ]
-        seconds = float(data.get("seconds", 0.0))
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"a game in the file is malformed: {error!r}") from None
-    orders = seatings(levels)
-    for r in results:
-        if r.index < 0 or r.seats != orders[r.index % len(orders)]:
-            raise ValueError(f"game {r.index} does not belong to this tournament")
-    return results, seconds
+        results.append(result)
+    return results, float(seconds)
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    """A whole number from 0 (JSON's ``true`` is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_seconds(value: object) -> TypeGuard[float]:
+    """A finite number from 0."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
+
+
+def _game_result(raw: Any, position: int, players: int) -> GameResult:
+    """One game of a results file, checked field by field (``ValueError`` naming both)."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"game number {position + 1} in the file is not an object: {raw!r}")
+    index = raw.get("index")
+    if not _is_count(index):
+        raise ValueError(f"game number {position + 1} in the file: index {index!r} is not a game")
+
+    def field(name: str, is_valid: Callable[[Any], bool], what: str) -> Any:
+        if name not in raw:
+            raise ValueError(f"game {index} is malformed: it has no {name!r}")
+        if not is_valid(raw[name]):
+            shown = repr(raw[name])  # not the thousands of times a game may hold
+            shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+            raise ValueError(f"game {index} is malformed: {name} {shown} is not {what}")
+        return raw[name]
+
+    def per_entry(is_item: Callable[[Any], bool]) -> Callable[[Any], bool]:
+        return lambda v: isinstance(v, list) and len(v) == players and all(map(is_item, v))
+
+    entries = list(range(players))
+    seats = field("seats", lambda v: per_entry(_is_count)(v) and sorted(v) == entries,
+                  f"an order of the {players} entries")  # fmt: skip
+    winner = field("winner", lambda v: v is None or (_is_count(v) and v < players),
+                   f"null or an entry (0 to {players - 1})")  # fmt: skip
+    turns = field("turns", _is_count, "a count")
+    actions = field("actions", _is_count, "a count")
+    think = field("think", per_entry(_is_seconds), f"{players} numbers of seconds, one per entry")
+    decisions = field("decisions", per_entry(_is_count), f"{players} counts, one per entry")
+
+    def is_times(value: Any) -> bool:
+        is_list = per_entry(lambda ts: isinstance(ts, list) and all(map(_is_seconds, ts)))
+        return is_list(value) and [len(ts) for ts in value] == decisions
+
+    times = field("times", is_times, f"{players} lists of think times, one per entry and one "
+                  "time per decision")  # fmt: skip
+    return GameResult(
+        index=index,
+        seats=tuple(seats),
+        winner=winner,
+        turns=turns,
+        actions=actions,
+        think=tuple(float(t) for t in think),
+        decisions=tuple(decisions),
+        times=tuple(tuple(float(t) / 1000.0 for t in ts) for ts in times),
+    )
 
 
 def entry_names(levels: Sequence[str]) -> list[str]:
@@ -216,17 +296,33 @@ def entry_names(levels: Sequence[str]) -> list[str]:
     return names
 
 
-def seatings(levels: Sequence[str]) -> list[tuple[int, ...]]:
-    """Every distinct seat order of the line-up (entries with the same level are
-    interchangeable), as tuples ``seats[s] = entry``, in a fixed order."""
+def seatings(players: int) -> list[tuple[int, ...]]:
+    """Every order of ``players`` entries, as tuples ``seats[s] = entry``, in the order the
+    games take them: ``players`` at a time, the cyclic rotations of one order (so each block
+    of ``players`` games seats every entry once in every seat, and seat 0 starts).
+
+    Entries with the same level are still told apart: the table reports each entry, so each
+    must start as often as the others.
+    """
     out: list[tuple[int, ...]] = []
-    seen: set[tuple[str, ...]] = set()
-    for perm in itertools.permutations(range(len(levels))):
-        key = tuple(levels[e] for e in perm)
-        if key not in seen:
-            seen.add(key)
-            out.append(perm)
+    for rest in itertools.permutations(range(1, players)):
+        order = (0, *rest)
+        out.extend(order[r:] + order[:r] for r in range(players))
     return out
+
+
+def bot_seed(seed: int, index: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` in game ``index`` of the tournament seeded ``seed``.
+
+    A one-way hash (the first 8 bytes of a SHA-256), where the deal's seed is
+    ``seed * 1_000_003 + index``: no arithmetic on a bot's seed gives the game's seed, so a
+    bot cannot re-deal the hidden cards from it (R22: a bot may not peek). The residual: a bot
+    written to cheat, knowing this scheme, could still hash every small tournament seed and
+    game index until one gives its own seed; the seed hides the deal only from bots that do
+    not search for it on purpose.
+    """
+    text = f"gotown tournament bot: seed {seed}, game {index}, seat {seat}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -251,7 +347,7 @@ def play_game(
         seed=game_seed,
         options={"first_player": 0, "turn_limit": turn_limit},
     )
-    bots = [make_bot(levels[seats[s]], game_seed * 8 + s) for s in range(players)]
+    bots = [make_bot(levels[seats[s]], bot_seed(seed, index, s)) for s in range(players)]
     think = [0.0] * len(levels)
     decisions = [0] * len(levels)
     times: list[list[float]] = [[] for _ in levels]
@@ -298,7 +394,8 @@ def run_tournament(
     """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4).
 
     With ``max_seconds``, no game starts after that time: the result then holds fewer games
-    (its ``games`` says how many: the first games up to a whole cycle of seat orders).
+    (its ``games`` says how many: the first games, cut to a whole number of blocks of
+    ``players`` games, the unit that seats every entry in every seat once).
     ``done`` holds games already played (from :func:`load_results`, taking ``done_seconds``):
     only the others are played, lowest index first.
     """
@@ -308,7 +405,7 @@ def run_tournament(
     for level in levels:
         if level not in LEVELS:
             raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
-    orders = seatings(levels)
+    orders = seatings(len(levels))
     played = {r.index: r for r in done if r.index < games}
     tasks = [
         (levels, orders[i % len(orders)], i, seed, turn_limit)
@@ -349,9 +446,9 @@ def run_tournament(
                         pending.add(pool.submit(_play_task, nxt))
     elapsed = done_seconds + time.perf_counter() - started
     results.sort(key=lambda r: r.index)
-    if len(results) < games:  # stopped: keep the first games, in whole cycles of seat orders
+    if len(results) < games:  # stopped: keep the first games, in whole blocks of seat orders
         first = next(i for i, r in enumerate([*results, None]) if r is None or r.index != i)
-        whole = first - first % len(orders)
+        whole = first - first % len(levels)
         results = results[:whole]
     return summarise(levels, results, elapsed, workers, seed, turn_limit)
 
@@ -454,6 +551,20 @@ def format_table(result: TournamentResult) -> str:
         f"worker(s), seed {result.seed}."
     )
     return "\n".join(lines)
+
+
+def plot_formats() -> list[str]:
+    """The file extensions :func:`write_plot` can write (matplotlib's; ``pgf`` only with the
+    TeX system it runs)."""
+    import shutil
+
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    formats = sorted(Figure().canvas.get_supported_filetypes())
+    if shutil.which(str(matplotlib.rcParams["pgf.texsystem"])) is None:
+        formats.remove("pgf")
+    return formats
 
 
 def write_plot(result: TournamentResult, path: str) -> None:

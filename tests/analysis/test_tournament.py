@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import math
+import re
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +16,9 @@ from click.testing import CliRunner
 
 import gotown.analysis.tournament as tournament_module
 from gotown.analysis.tournament import (
+    RESULTS_FORMAT,
     GameResult,
+    bot_seed,
     entry_names,
     format_table,
     load_results,
@@ -23,18 +29,68 @@ from gotown.analysis.tournament import (
     wilson,
 )
 from gotown.cli import main
+from gotown.engine import Game
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_seatings_are_every_order_in_blocks_of_rotations(players: int) -> None:
+    orders = seatings(players)
+    assert sorted(orders) == list(itertools.permutations(range(players)))
+    assert len(orders) == math.factorial(players)
+    for start in range(0, len(orders), players):
+        block = orders[start : start + players]
+        for seat in range(players):  # every entry once in every seat
+            assert sorted(order[seat] for order in block) == list(range(players))
+        rotations = {block[0][r:] + block[0][:r] for r in range(players)}
+        assert set(block) == rotations
+
+
+def _seats_played(
+    monkeypatch: pytest.MonkeyPatch, levels: list[str], games: int
+) -> list[tuple[int, ...]]:
+    """The seat orders ``run_tournament`` gives its games (without playing them)."""
+
+    def unplayed(
+        levels: tuple[str, ...], seats: tuple[int, ...], index: int, seed: int, limit: int
+    ) -> GameResult:
+        n = len(levels)
+        return GameResult(index, tuple(seats), None, 1, 1, (0.0,) * n, (0,) * n, ((),) * n)
+
+    monkeypatch.setattr(tournament_module, "play_game", unplayed)
+    result = run_tournament(levels, games=games, workers=1)
+    return [r.seats for r in result.results]
 
 
 @pytest.mark.parametrize(
-    "levels", [("hard", "medium"), ("easy", "medium", "random"), ("hard",) + ("medium",) * 3]
+    "levels",
+    [
+        ["medium", "medium"],
+        ["hard", "medium", "medium"],
+        ["easy", "medium", "random"],
+        ["hard", "medium", "medium", "medium"],
+    ],
 )
-def test_every_bot_starts_equally_often_over_a_cycle(levels: tuple[str, ...]) -> None:
-    orders = seatings(levels)
-    first = Counter(levels[order[0]] for order in orders)
-    seats_of = Counter(levels)
-    share = {level: first[level] / seats_of[level] for level in seats_of}
-    assert len(set(share.values())) == 1
-    assert all(sorted(order) == list(range(len(levels))) for order in orders)
+def test_every_entry_starts_equally_often_give_or_take_one_game(
+    monkeypatch: pytest.MonkeyPatch, levels: list[str]
+) -> None:
+    # Entries are reported apart (medium, medium#2), so they are rotated apart: a repeated
+    # level once always sat behind the other (medium always started, a pure seat effect).
+    seats = _seats_played(monkeypatch, levels, 60)
+    players = len(levels)
+    for games in range(1, 61):
+        for seat in range(players):
+            count = Counter(order[seat] for order in seats[:games])
+            spread = [count[e] for e in range(players)]
+            assert max(spread) - min(spread) <= 1, (games, seat, spread)
+            if games % players == 0:
+                assert len(set(spread)) == 1, (games, seat, spread)
+
+
+def test_two_bots_of_one_level_each_start_half_the_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = Counter(order[0] for order in _seats_played(monkeypatch, ["medium"] * 2, 200))
+    assert first == {0: 100, 1: 100}
 
 
 def test_entry_names_number_the_repeats() -> None:
@@ -148,7 +204,8 @@ def test_saved_results_read_back_as_played() -> None:
     data = json.loads(text)
     assert data["complete"] is True and data["games"] == 4
     assert data["lineup"] == ["medium", "random"]
-    assert len(text.splitlines()) < 60  # one line per game, not one per think time
+    lines = text.splitlines()  # one line per game, not one per think time
+    assert len(lines) < 70 and len(lines) - lines.index(' "results": [') == 1 + 4 + 2
     loaded, seconds = load_results(data, ["medium", "random"], 5, 300)
     assert _outcomes(loaded) == _outcomes(result.results) and seconds == result.seconds
     for back, played in zip(loaded, result.results, strict=True):
@@ -163,7 +220,8 @@ def test_saved_results_read_back_as_played() -> None:
         ({"lineup": ["medium", "easy"]}, "lineup"),
         ({"seed": 6}, "seed"),
         ({"turn_limit": 200}, "turn_limit"),
-        ({"fingerprint": "0123456789abcdef"}, "the rules or the bots changed"),
+        ({"fingerprint": "0123456789abcdef"}, "the rules, the bots or the tournament changed"),
+        ({"format": 2}, f"results format 2, this version plays format {RESULTS_FORMAT}"),
         ({"results": [{"index": 0}]}, "malformed"),
         ({"results": None}, "no list of games"),
     ],
@@ -193,6 +251,94 @@ def test_the_fingerprint_is_of_the_code_loaded_not_of_files_edited_since(
     assert tournament_module.code_fingerprint() == before
 
 
+def test_a_file_from_before_the_format_was_written_is_refused_clearly() -> None:
+    # Files of results format 2 have no "format" key; their seats and bot seeds differ.
+    result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
+    data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
+    del data["format"]
+    with pytest.raises(ValueError) as error:
+        load_results(data, ["medium", "random"], 5, 300)
+    assert str(error.value) == (
+        f"the file is in results format older than {RESULTS_FORMAT}, this version plays format "
+        f"{RESULTS_FORMAT} (other seat orders and bot seeds): its games cannot be continued; "
+        "start a new --json file"
+    )
+
+
+def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    # This module decides the seat orders and the bots' seeds, so results depend on it too.
+    before = tournament_module.code_fingerprint()
+    own = Path(tournament_module.__file__).resolve()
+    read = Path.read_bytes
+
+    def edited(self: Path) -> bytes:
+        return b"edited" if self.resolve() == own else read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    tournament_module.code_fingerprint.cache_clear()
+    try:
+        assert tournament_module.code_fingerprint() != before
+    finally:
+        monkeypatch.undo()
+        tournament_module.code_fingerprint.cache_clear()
+    assert tournament_module.code_fingerprint() == before
+
+
+def test_a_bots_seed_does_not_give_away_the_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bots were seeded game_seed * 8 + seat: seed // 8 re-dealt every hidden card.
+    given: dict[int, int] = {}
+    real_make_bot = tournament_module.make_bot
+
+    def recording(level: str, seed: int) -> object:
+        given[len(given)] = seed
+        return real_make_bot(level, seed)
+
+    monkeypatch.setattr(tournament_module, "make_bot", recording)
+    tournament_module.play_game(("random", "random"), (1, 0), 5, 0, 6)
+    assert list(given.values()) == [bot_seed(0, 5, 0), bot_seed(0, 5, 1)]
+    game_seed = 0 * 1_000_003 + 5
+    options = {"first_player": 0, "turn_limit": 6}
+    real = Game.new(players=2, seed=game_seed, options=options)
+    for seat, seed in given.items():
+        text = f"gotown tournament bot: seed 0, game 5, seat {seat}"
+        assert seed == int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+        for guess in {seed // 8, seed >> 3, seed - seat, (seed - seat) // 8}:
+            peek = Game.new(players=2, seed=guess, options=options)
+            assert (peek.hands, peek.draw) != (real.hands, real.draw)
+    seeds = {bot_seed(seed, index, seat) for seed in range(3) for index in range(50)
+             for seat in range(4)}  # fmt: skip
+    assert len(seeds) == 3 * 50 * 4
+
+
+@pytest.mark.parametrize(
+    ("game", "change", "message"),
+    [
+        (1, {"think": [0.1]}, "game 1 is malformed: think"),
+        (1, {"decisions": [3]}, "game 1 is malformed: decisions"),
+        (0, {"times": [[1.0]]}, "game 0 is malformed: times"),
+        (1, {"times": [[], []]}, "game 1 is malformed: times"),  # not one per decision
+        (1, {"winner": 7}, "game 1 is malformed: winner 7"),
+        (1, {"winner": True}, "game 1 is malformed: winner True"),
+        (0, {"seats": [0, 0]}, "game 0 is malformed: seats"),
+        (0, {"seats": [0, 1, 2]}, "game 0 is malformed: seats"),
+        (1, {"seats": [0, 1]}, "game 1 does not belong to this tournament: seats"),
+        (1, {"index": 0}, "game 0 appears twice"),
+        (1, {"index": -1}, "index -1 is not a game"),
+        (1, {"index": 1.5}, "index 1.5 is not a game"),
+        (0, {"turns": "30"}, "game 0 is malformed: turns"),
+        (0, {"think": [0.1, float("nan")]}, "game 0 is malformed: think"),
+    ],
+)
+def test_a_malformed_game_is_refused_naming_the_game_and_field(
+    game: int, change: dict[str, object], message: str
+) -> None:
+    result = run_tournament(["random", "random"], games=2, seed=5, workers=1, turn_limit=6)
+    data = json.loads(results_json(["random", "random"], 5, 6, result.results))
+    data["results"][game].update(change)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_results(data, ["random", "random"], 5, 6)
+
+
 def test_a_game_seated_differently_is_refused() -> None:
     result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
     data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
@@ -207,6 +353,16 @@ def test_a_stopped_tournament_counts_only_its_first_games_in_whole_cycles() -> N
     stopped = run_tournament(["random", "easy"], games=6, seed=1, workers=1, done=gap,
                              max_seconds=1e-9)  # fmt: skip
     assert [r.index for r in stopped.results] == [0, 1] and stopped.games == 2
+
+
+def test_a_stopped_tournament_counts_whole_blocks_of_players_games() -> None:
+    # The unit is a block of `players` games (each entry once in each seat), not all 6
+    # orders of 3 entries: 4 games played keep 3.
+    full = run_tournament(["random"] * 3, games=6, seed=1, workers=1, turn_limit=6)
+    first = [r for r in full.results if r.index < 4]
+    stopped = run_tournament(["random"] * 3, games=6, seed=1, workers=1, turn_limit=6,
+                             done=first, max_seconds=1e-9)  # fmt: skip
+    assert [r.index for r in stopped.results] == [0, 1, 2] and stopped.games == 3
 
 
 def _run(args: list[str]) -> tuple[int, str]:
