@@ -169,7 +169,9 @@ class SearchBot:
         me = _seat(view)
         quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
         if quick is not None:
-            return [(quick, 1.0)] + [(a, 0.0) for a in legal_actions if a != quick]
+            # Every build or steal wins at once (R20): each is certain, the rest are not.
+            wins = [a for a in legal_actions if a.type in ("build", "steal")]
+            return [(a, 1.0) for a in wins] + [(a, 0.0) for a in legal_actions if a not in wins]
         ranked = _ranked(self.search(view, legal_actions), view)
         out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
         seen = {a for a, _ in out}

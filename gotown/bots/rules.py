@@ -112,6 +112,8 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
         assert target is not None
         return 100.0 + 8.0 * len(towers[target]) + (10.0 if _is_leader(table, me, target) else 0)
     if kind == "dog":
+        if action.target is not None:  # an opponent's floor (R23 dog_placement "any")
+            return HOLD
         return 60.0 if action.floor == mine - 1 else 5.0
     if kind == "super-thief":
         return 112.0
@@ -119,6 +121,8 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
         return 65.0
     target = action.target
     assert target is not None
+    if target == me:  # a bone on our own dog (R23 bone_targets "any")
+        return HOLD
     height = len(towers[target])
     lead = 10.0 if _is_leader(table, me, target) else 0.0
     if kind == "thief":
@@ -161,6 +165,8 @@ def score_easy(table: TableLike, me: int, action: Action, win_floors: int) -> fl
     if kind == "bone":
         target = action.target
         assert target is not None
+        if target == me:  # our own dog (R23 bone_targets "any")
+            return HOLD
         return 30.0 if action.floor == len(table.towers[target]) - 1 else HOLD
     return 40.0
 

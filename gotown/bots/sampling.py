@@ -91,6 +91,87 @@ def known_hands(view: View) -> list[list[int]]:
     return known
 
 
+def draw_pile_caps(view: View) -> list[int] | None:
+    """Per kind, at most how many copies the draw pile can hold, when the view tells more than
+    its size: after a reshuffle (R9) the draw pile holds only cards of the discard pile that
+    was shuffled (public, R22), less those drawn since, of which the viewer sees its own.
+
+    The public history is replayed from the first event to know that discard pile. None before
+    any reshuffle, or when the replay does not lead to the discard pile, towers and milkshakes
+    the view shows (a game set up from a position, whose first discard pile the events do not
+    tell).
+    """
+    players, me = view.players, view.seat
+    discard = [0] * KINDS
+    towers: list[list[list[int]]] = [[] for _ in range(players)]
+    pending = [0] * players
+    donut = False
+    caps: list[int] | None = None
+    try:
+        for event in view.events:
+            kind = event.type
+            if kind == "action" and event.action is not None and event.seat is not None:
+                seat, action = event.seat, event.action
+                played, target = action.type, action.target
+                if played == "build":
+                    towers[seat].append([KIND_OF[action.cards[0]], KIND_OF[action.cards[1]], 0])
+                elif played == "steal" and target is not None and action.card is not None:
+                    card = KIND_OF[action.card]
+                    number, other, _ = towers[target].pop()  # as the engine keeps a floor
+                    taken, left = (other, number) if card == number else (number, other)
+                    discard[left] += 1
+                    towers[seat].append([card, taken, 0])
+                elif played == "dog" and action.floor is not None:
+                    towers[seat if target is None else target][action.floor][2] += 1
+                elif played == "bone" and target is not None and action.floor is not None:
+                    towers[target][action.floor][2] -= 1
+                    discard[_DOG] += 1
+                    discard[_BONE] += 1
+                elif played in ("jackhammer", "wrecking-ball") and target is not None:
+                    number, other, dogs = towers[target].pop()
+                    discard[number] += 1
+                    discard[other] += 1
+                    discard[_DOG] += dogs
+                    discard[KIND_OF[played]] += 1
+                elif played in ("thief", "super-thief"):
+                    discard[KIND_OF[played]] += 1
+                elif played == "milkshake" and target is not None:
+                    pending[target] += 1
+                elif played == "donut-truck":
+                    donut = True
+            elif kind == "turn" and event.extra and donut:
+                donut = False  # the donut truck's extra turn: the truck is discarded (R9)
+                discard[_DONUT] += 1
+            elif kind == "milkshake-turn" and event.seat is not None:
+                pending[event.seat] -= event.count or 0
+                discard[_MILKSHAKE] += event.count or 0
+            elif kind == "reshuffle":
+                if sum(discard) != event.count:
+                    return None  # the first discard pile was not in the events
+                caps, discard = discard, [0] * KINDS
+            elif kind == "draw" and event.seat == me and event.card is not None and caps:
+                caps[KIND_OF[event.card]] -= 1
+    except IndexError:
+        return None
+    shown = [0] * KINDS
+    for code in view.discard:
+        shown[KIND_OF[code]] += 1
+    floors = [(*sorted(KIND_OF[c] for c in f if c != "dog"), len(f) - 2)
+              for t in view.towers for f in t]  # fmt: skip
+    replayed = [(*sorted(f[:2]), f[2]) for t in towers for f in t]
+    if (
+        caps is None
+        or any(c < 0 for c in caps)
+        or shown != discard
+        or floors != replayed
+        or [len(t) for t in towers] != [len(t) for t in view.towers]
+        or list(view.milkshakes) != pending
+        or view.donut != donut
+    ):
+        return None
+    return caps
+
+
 def _floor_class(codes: Sequence[str]) -> int:
     """The number n <= 4 of a floor {n, 9 - n} (a joker stands for its partner's complement)."""
     number = next(KIND_OF[c] for c in codes if KIND_OF[c] != JOKER)
@@ -195,8 +276,13 @@ class Sampler:
         self._pool = [k for k in range(KINDS) for _ in range(counts[k])]
         hidden = sum(view.hand_sizes[s] - len(self._fixed[s]) for s in range(view.players)
                      if s != view.seat) + view.draw_size  # fmt: skip
-        if hidden != len(self._pool):
-            raise ValueError(f"the view hides {hidden} cards but {len(self._pool)} are unseen")
+        if hidden > len(self._pool):
+            raise ValueError(f"the view hides {hidden} cards but only {len(self._pool)} are unseen")
+        # Fewer hidden places than unseen cards: a game set up from a position with fewer than
+        # the 54 cards (FORMAT.md). The view does not say which cards are out of the game, so
+        # every sample leaves out the unseen cards it does not deal.
+        # After a reshuffle, only some of the unseen cards can be in the draw pile.
+        self._caps = draw_pile_caps(view) if view.draw_size else None
         # Every sample copies one game built (and checked) from the view, then deals it.
         self._template = self._first_deal()
         # Per opponent: (how many of its cards it kept through its last turn, kinds they exclude).
@@ -212,6 +298,9 @@ class Sampler:
         """A full game that agrees with the view; its future randomness is seeded by ``rng``."""
         pool = self._pool[:]
         rng.shuffle(pool)
+        draw: list[int] | None = None
+        if self._caps is not None:
+            draw, pool = self._draw_pile(pool)
         kept: dict[int, list[int]] = {}
         if self._kept and rng.random() < self.belief:
             for seat, (count, absent) in self._kept.items():
@@ -225,7 +314,7 @@ class Sampler:
                 kept[seat], pool = chosen, rest
         game = self._template.copy(history=False)
         game.seed = rng.getrandbits(63)
-        hands, draw = self._split(pool, kept)
+        hands, draw = self._split(pool, kept, draw)
         for seat, cards in hands.items():
             hand = game.hands[seat] = [0] * KINDS
             for kind in cards:
@@ -233,11 +322,31 @@ class Sampler:
         game.draw = draw[::-1]  # the top of the pile is the end of the list
         return game
 
+    def _draw_pile(self, pool: list[int]) -> tuple[list[int] | None, list[int]]:
+        """The draw pile, top first, taken from the shuffled ``pool`` within the caps that a
+        reshuffle sets (:func:`draw_pile_caps`), and the rest of the pool; (None, pool) in the
+        unlikely case the caps cannot fill it (then the caps are not used)."""
+        assert self._caps is not None
+        caps = self._caps[:]
+        size = self.view.draw_size
+        draw: list[int] = []
+        rest: list[int] = []
+        for kind in pool:
+            if len(draw) < size and caps[kind] > 0:
+                caps[kind] -= 1
+                draw.append(kind)
+            else:
+                rest.append(kind)
+        if len(draw) < size:
+            return None, pool
+        return draw, rest
+
     def _split(
-        self, pool: list[int], kept: dict[int, list[int]]
+        self, pool: list[int], kept: dict[int, list[int]], draw: list[int] | None = None
     ) -> tuple[dict[int, list[int]], list[int]]:
         """Each opponent's hand (its known cards, then ``kept``, then the next of ``pool``) and
-        the draw pile, top first: the rest of ``pool``."""
+        the draw pile, top first: ``draw``, or else the next of ``pool``. Cards of the pool
+        left over stay out of the game (a position with fewer than the 54 cards)."""
         view = self.view
         hands: dict[int, list[int]] = {}
         start = 0
@@ -248,7 +357,9 @@ class Sampler:
             need = view.hand_sizes[seat] - len(dealt)
             hands[seat] = dealt + pool[start : start + need]
             start += need
-        return hands, pool[start:]
+        if draw is None:
+            draw = pool[start : start + view.draw_size]
+        return hands, draw
 
     def _first_deal(self) -> Game:
         """The unseen cards dealt in pool order, through :meth:`Game.from_view` (which checks

@@ -13,7 +13,8 @@ import gotown.bots as bots
 from gotown.bots import HARD_ITERATIONS, HARD_WORK, LEVELS, hint, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import FROZEN_ROUNDS, ITERATION_WORK, SearchBot, frozen_turns
-from gotown.bots.sampling import Sampler, known_hands, unseen_counts
+from gotown.bots.rules import policy_action
+from gotown.bots.sampling import Sampler, draw_pile_caps, known_hands, unseen_counts
 from gotown.engine import COPIES, Action, Game, View, parse_action
 
 from .helpers import OPTION_SETS, random_position, small_search
@@ -447,3 +448,142 @@ def test_nothing_is_inferred_without_the_history() -> None:
     game = _position(["2", "7", "1"], towers=[[["3", "6"]], [["1", "8"]]])
     absent, since = inferred_leftovers(game.view(0))
     assert absent == [set(), set()] and since == [0, 0]
+
+
+def _true_caps(game: Game, seat: int) -> list[int] | None:
+    """What the draw pile may hold for ``seat``: the real pile plus the cards the others drew
+    since the last reshuffle (which ``seat`` did not see); None before any reshuffle."""
+    from gotown.engine.cards import KIND_OF, KINDS
+
+    events = [game.events(s) for s in range(game.players)]
+    last = max((i for i, e in enumerate(events[0]) if e.type == "reshuffle"), default=None)
+    if last is None:
+        return None
+    caps = [0] * KINDS
+    for kind in game.draw:
+        caps[kind] += 1
+    for other in range(game.players):
+        if other != seat:
+            for event in events[other][last:]:
+                if event.type == "draw" and event.seat == other and event.card is not None:
+                    caps[KIND_OF[event.card]] += 1
+    return caps
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("options", OPTION_SETS)
+def test_after_a_reshuffle_samples_deal_the_draw_pile_from_the_reshuffled_cards(
+    players: int, options: dict[str, object]
+) -> None:
+    """R9, R22: the discard pile a reshuffle turns into the draw pile was public, so every
+    determinisation deals the draw pile from it (less what was drawn since). The caps read
+    from the view equal the truth at every third step after a reshuffle, in games where
+    every seat plays as the rollouts do but seldom builds or steals (so that the piles run
+    out)."""
+    checked = 0
+    for seed in range(300):
+        if checked >= 30:
+            break
+        game = Game.new(players=players, seed=seed, options={**options, "turn_limit": 300})
+        rng = random.Random(seed)
+        step = in_game = 0
+        reshuffled = False
+        while not game.is_over and in_game < 15:
+            legal = game.legal_actions()
+            if rng.random() < 0.7:
+                legal = tuple(a for a in legal if a.type not in ("build", "steal"))
+            pile = len(game.draw)
+            game.apply(policy_action(game, game.active, legal, 5, rng, 0.3))
+            reshuffled = reshuffled or len(game.draw) > pile
+            step += 1
+            if step % (3 if reshuffled else 10) or game.is_over:
+                continue
+            seat = (game.active + 1) % players
+            view = game.view(seat)
+            truth = _true_caps(game, seat)
+            assert draw_pile_caps(view) == truth, (seed, step)
+            if truth is None or not view.draw_size:
+                continue
+            checked += 1
+            in_game += 1
+            sample = Sampler(view).sample(rng)
+            drawn = [0] * len(truth)
+            for kind in sample.draw:
+                drawn[kind] += 1
+            assert all(d <= t for d, t in zip(drawn, truth, strict=True)), (seed, step)
+    assert checked >= 30  # the games did reshuffle
+
+
+def test_a_card_that_was_in_a_hand_at_the_reshuffle_is_never_dealt_to_the_draw_pile() -> None:
+    """Right after a reshuffle, a card the seat cannot see and that was not in the shuffled
+    discard pile can only be in an opponent's hand (R9): no sample puts it in the draw pile."""
+    for seed in range(200):
+        game = Game.new(players=2, seed=seed, options={"turn_limit": 300})
+        rng = random.Random(seed)
+        reshuffled = False
+        while not game.is_over and not reshuffled:
+            legal = game.legal_actions()
+            if rng.random() < 0.7:  # seldom build or steal, so that the draw pile runs out
+                legal = tuple(a for a in legal if a.type not in ("build", "steal"))
+            pile = len(game.draw)
+            game.apply(policy_action(game, game.active, legal, 5, rng, 0.3))
+            reshuffled = len(game.draw) > pile
+        if game.is_over or not game.draw:
+            continue
+        seat = game.active
+        view = game.view(seat)
+        caps = _true_caps(game, seat)
+        assert caps is not None
+        unseen = unseen_counts(view)
+        never = [k for k in range(len(caps)) if unseen[k] and not caps[k]]
+        if not never:
+            continue
+        sampler = Sampler(view)
+        for i in range(50):
+            pile = set(sampler.sample(random.Random(i)).draw)
+            assert not pile & set(never), (seed, never)
+        return
+    raise AssertionError("no game of 200 reshuffled with an unseen card out of the pile")
+
+
+def test_search_plays_a_position_with_fewer_cards_than_the_deck() -> None:
+    """FORMAT.md lets a position hold fewer than the 54 cards; the view does not say which are
+    out of the game, so the samples leave out the unseen cards they do not deal."""
+    game = Game.from_position(
+        {"players": 2, "active": 0, "hands": [["1", "8", "thief"], ["3"]],
+         "towers": [[], []], "draw": ["4", "5"]}
+    )  # fmt: skip
+    view, legal = game.view(0), game.legal_actions()
+    sample = Sampler(view).sample(random.Random(0))
+    assert sample.hand_sizes == game.hand_sizes and len(sample.draw) == len(game.draw)
+    assert sample.card_count() == game.card_count()
+    assert small_search("probe", 1).choose(view, legal) in legal
+    assert {a for a, _ in hint(view, legal, seed=1, top=len(legal))} == set(legal)
+
+
+def test_every_move_that_wins_at_once_is_certain_in_the_hint() -> None:
+    game = Game.from_position(
+        {"players": 2, "active": 0, "seed": 1, "options": {"win_floors": 4},
+         "hands": [["1", "8", "2", "7"], ["3", "4", "5"]],
+         "towers": [[["1", "8"], ["2", "7"], ["3", "6"]], [["4", "5"]]],
+         "discard": [], "draw": ["6", "6", "5"]}
+    )  # fmt: skip
+    ranked = dict(hint(game.view(0), game.legal_actions(), seed=0, top=5))
+    builds = [a for a in game.legal_actions() if a.type == "build"]
+    assert len(builds) == 2 and all(ranked[a] == 1.0 for a in builds)
+    assert ranked[Action.end_turn()] == 0.0
+
+
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_rule_bots_never_guard_an_opponents_floor_nor_bone_their_own_dog(level: str) -> None:
+    """Under R23 dog_placement and bone_targets "any", a dog on an opponent's floor or a bone
+    on one's own dog only helps the opponent: a sensible player keeps the card."""
+    for options in ({"dog_placement": "any"}, {"bone_targets": "any"}):
+        for seed in range(60):
+            game = random_position(2, seed, 30, options)
+            me = game.active
+            choice = make_bot(level, seed).choose(game.view(me), game.legal_actions())
+            if choice.type == "dog":
+                assert choice.target in (None, me), (options, seed, choice)
+            if choice.type == "bone":
+                assert choice.target != me, (options, seed, choice)
