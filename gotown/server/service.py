@@ -216,6 +216,14 @@ def rebuild(stored: StoredGame) -> Game | None:
     return game
 
 
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat``: a one-way hash of the game's seed (the first 8 bytes of
+    a SHA-256), so that no bot can work out the deal from its own seed (R22). The game's seed
+    is 63 random bits unless its creator chose it, too many to search for."""
+    text = f"gotown table bot: game seed {game_seed}, seat {seat}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
 class GameService:
     def __init__(self, settings: Settings, store: Store, pubsub: PubSub) -> None:
         self.settings = settings
@@ -838,9 +846,7 @@ class GameService:
         stored = live.stored.seats[seat]
         bot = live.bots.get(seat)
         if bot is None or getattr(bot, "_gotown_level", None) != stored.level:
-            bot = bots_module().make_bot(
-                stored.level or "medium", live.stored.seed + 7919 * (seat + 1)
-            )
+            bot = bots_module().make_bot(stored.level or "medium", bot_seed(live.stored.seed, seat))
             with contextlib.suppress(AttributeError):
                 bot._gotown_level = stored.level
             live.bots[seat] = bot

@@ -376,6 +376,30 @@ def test_person_against_bot(client: TestClient) -> None:
     assert seats_seen == {0, 1}
 
 
+def test_a_bots_seed_does_not_give_away_the_deal(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R22: a table's bot is seeded from the game's seed by a one-way hash; the seed it gets is
+    no simple function of the game's (the earlier ``seed + 7919 * (seat + 1)`` gave the game's
+    seed, hence the whole deal, to any bot that subtracted)."""
+    import gotown.bots as bots
+    from gotown.server.service import bot_seed
+
+    seeds: list[int] = []
+    real = bots.make_bot
+
+    def spy(level: str, seed: int) -> object:
+        seeds.append(seed)
+        return real(level, seed)
+
+    monkeypatch.setattr(bots, "make_bot", spy)
+    gid, tokens = new_game(client, ["human", "bot"], seed=21, level="random")
+    play_to_end(client, gid, tokens, seed=5)
+    assert seeds and set(seeds) == {bot_seed(21, 1)}
+    assert bot_seed(21, 1) != 21 + 7919 * 2  # (the seed the bot had before)
+    assert len({bot_seed(game, seat) for game in range(50) for seat in range(4)}) == 200
+
+
 def test_hint_suggests_legal_actions(client: TestClient) -> None:
     gid, tokens = new_game(
         client, ["human", "human"], seed=13, options={"win_floors": 4, "first_player": 0}
@@ -452,7 +476,9 @@ def test_a_seat_that_stays_away_can_be_handed_to_a_bot(client: TestClient) -> No
 def test_a_person_whose_seat_a_bot_finished_gets_it_back_in_the_rematch(
     client: TestClient,
 ) -> None:
-    gid, tokens = new_game(client, ["human", "human"], seed=18, options={"win_floors": 4})
+    gid, tokens = new_game(
+        client, ["human", "human"], seed=18, options={"win_floors": 4, "turn_limit": 200}
+    )
     r = client.post(
         f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0]), json={"level": "random"}
     )
