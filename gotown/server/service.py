@@ -216,6 +216,16 @@ def rebuild(stored: StoredGame) -> Game | None:
     return game
 
 
+def _view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
+    """``game.view(seat)`` as JSON with only the events from index ``start`` on, at the cost of
+    those events only (``game.view`` converts every event so far). The view of a copy without
+    history has no events; ``game.events(seat, start)`` are the ones the view would hold from
+    ``start`` on (``game.public_view()`` is ``game.view(None)``)."""
+    view = game.copy(history=False).view(seat).to_json()
+    view["events"] = [event.to_json() for event in game.events(seat, start)]
+    return view
+
+
 def bot_seed(game_seed: int, seat: int) -> int:
     """The seed of the bot at ``seat``: a one-way hash of the game's seed (the first 8 bytes of
     a SHA-256), so that no bot can work out the deal from its own seed (R22). The game's seed
@@ -699,12 +709,7 @@ class GameService:
         if events_from == 0:
             view = (game.public_view() if seat is None else game.view(seat)).to_json()
         else:
-            # The view without its events (a copy without history has none), then only the
-            # events from ``events_from`` on, as this seat saw them (``game.public_view()`` is
-            # ``game.view(None)``, whose events are ``game.events(None)``): the cost of the new
-            # events only, as in :meth:`_replay_frames`.
-            view = game.copy(history=False).view(seat).to_json()
-            view["events"] = [event.to_json() for event in game.events(seat, events_from)]
+            view = _view_json(game, seat, events_from)
         legal: list[dict[str, Any]] = []
         if (
             seat is not None
@@ -1302,13 +1307,11 @@ class GameService:
         seen = 0
 
         def frame(actor: int | None, action: dict[str, Any] | None) -> None:
-            # The view without its events (a copy without history has none), then only the
-            # events since the last frame: ``game.view`` would convert every event so far at
-            # each frame, quadratic in the game's length. The engine keeps one event per raw
-            # event for every seat, so ``seen`` indexes both alike.
+            # Only the events since the last frame (``game.view`` would convert every event so
+            # far at each frame, quadratic in the game's length). The engine keeps one event
+            # per raw event for every seat, so ``seen`` indexes both alike.
             nonlocal seen
-            view = game.copy(history=False).view(seat).to_json()
-            view["events"] = [event.to_json() for event in game.events(seat, seen)]
+            view = _view_json(game, seat, seen)
             seen = game.event_count
             frames.append(
                 schemas.ReplayFrame(version=game.version, seat=actor, action=action, view=view)
