@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from gotown.bots import LEVELS, make_bot
+from gotown.bots import LEVELS, hashed_seed, make_bot
 from gotown.engine import Game
 
 DEFAULT_TURN_LIMIT = 300
@@ -321,8 +321,7 @@ def bot_seed(seed: int, index: int, seat: int) -> int:
     game index until one gives its own seed; the seed hides the deal only from bots that do
     not search for it on purpose.
     """
-    text = f"gotown tournament bot: seed {seed}, game {index}, seat {seat}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    return hashed_seed(f"gotown tournament bot: seed {seed}, game {index}, seat {seat}")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

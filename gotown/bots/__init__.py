@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from gotown.engine import Action, View
 
-from .base import Bot, RandomBot
+from .base import Bot, RandomBot, hashed_seed
 from .ismcts import SearchBot
 from .rules import RuleBot
 
@@ -95,6 +95,7 @@ __all__ = [
     "RandomBot",
     "RuleBot",
     "SearchBot",
+    "hashed_seed",
     "hint",
     "make_bot",
 ]

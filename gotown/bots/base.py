@@ -6,11 +6,19 @@ A bot never receives a :class:`~gotown.engine.Game`, only a :class:`~gotown.engi
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from gotown.engine import Action, View
+
+
+def hashed_seed(text: str) -> int:
+    """A bot's seed from a text naming where it plays: the first 8 bytes of its SHA-256. A
+    one-way hash, so that a bot cannot work out from its seed the seed that dealt the game
+    (R22); callers name the game's seed and the seat in ``text``."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 @runtime_checkable

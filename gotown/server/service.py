@@ -230,8 +230,8 @@ def bot_seed(game_seed: int, seat: int) -> int:
     """The seed of the bot at ``seat``: a one-way hash of the game's seed (the first 8 bytes of
     a SHA-256), so that no bot can work out the deal from its own seed (R22). The game's seed
     is 63 random bits unless its creator chose it, too many to search for."""
-    text = f"gotown table bot: game seed {game_seed}, seat {seat}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    seed: int = bots_module().hashed_seed(f"gotown table bot: game seed {game_seed}, seat {seat}")
+    return seed
 
 
 class GameService:
