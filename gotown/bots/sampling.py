@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from gotown.engine import CODES, COPIES, Game, View
+from gotown.engine import CODES, COPIES, Event, Game, View
 from gotown.engine.cards import JOKER, KIND_OF, KINDS
 
 _DOG, _BONE, _JACKHAMMER, _BALL, _MILKSHAKE, _DONUT, _THIEF, _SUPER_THIEF = (
@@ -91,6 +91,65 @@ def known_hands(view: View) -> list[list[int]]:
     return known
 
 
+class _Replay:
+    """The public state, replayed from the events of a view (every action is public, R22):
+    the towers (each floor ``[card, card, dogs]``, as the engine keeps it), the discard pile's
+    counts, the pending milkshakes and the donut truck on the table."""
+
+    def __init__(self, players: int) -> None:
+        self.towers: list[list[list[int]]] = [[] for _ in range(players)]
+        self.discard = [0] * KINDS
+        self.pending = [0] * players
+        self.donut = False
+
+    def apply(self, event: Event) -> None:
+        """Play ``event`` on the state; IndexError when the events do not fit it (a game set
+        up from a position, whose first state the events do not tell)."""
+        kind, towers, discard = event.type, self.towers, self.discard
+        if kind == "action" and event.action is not None and event.seat is not None:
+            seat, action = event.seat, event.action
+            played, target = action.type, action.target
+            if played == "build":
+                towers[seat].append([KIND_OF[action.cards[0]], KIND_OF[action.cards[1]], 0])
+            elif played == "steal" and target is not None and action.card is not None:
+                card = KIND_OF[action.card]
+                number, other, _ = towers[target].pop()
+                taken, left = (other, number) if card == number else (number, other)
+                discard[left] += 1
+                towers[seat].append([card, taken, 0])
+            elif played == "dog" and action.floor is not None:
+                towers[seat if target is None else target][action.floor][2] += 1
+            elif played == "bone" and target is not None and action.floor is not None:
+                towers[target][action.floor][2] -= 1
+                discard[_DOG] += 1
+                discard[_BONE] += 1
+            elif played in ("jackhammer", "wrecking-ball") and target is not None:
+                number, other, dogs = towers[target].pop()
+                discard[number] += 1
+                discard[other] += 1
+                discard[_DOG] += dogs
+                discard[KIND_OF[played]] += 1
+            elif played in ("thief", "super-thief"):
+                discard[KIND_OF[played]] += 1
+            elif played == "milkshake" and target is not None:
+                self.pending[target] += 1
+            elif played == "donut-truck":
+                self.donut = True
+        elif kind == "turn" and event.extra and self.donut:
+            self.donut = False  # the donut truck's extra turn: the truck is discarded (R9)
+            discard[_DONUT] += 1
+        elif kind == "milkshake-turn" and event.seat is not None:
+            self.pending[event.seat] -= event.count or 0
+            discard[_MILKSHAKE] += event.count or 0
+        elif kind == "reshuffle":
+            self.discard = [0] * KINDS
+
+
+def _number(floor: Sequence[int]) -> int:
+    """The number card of a floor ``[card, card, ...]`` (a joker stands for 9 minus it)."""
+    return floor[1] if floor[0] == JOKER else floor[0]
+
+
 def draw_pile_caps(view: View) -> list[int] | None:
     """Per kind, at most how many copies the draw pile can hold, when the view tells more than
     its size: after a reshuffle (R9) the draw pile holds only cards of the discard pile that
@@ -101,100 +160,64 @@ def draw_pile_caps(view: View) -> list[int] | None:
     the view shows (a game set up from a position, whose first discard pile the events do not
     tell).
     """
-    players, me = view.players, view.seat
-    discard = [0] * KINDS
-    towers: list[list[list[int]]] = [[] for _ in range(players)]
-    pending = [0] * players
-    donut = False
+    me = view.seat
+    state = _Replay(view.players)
     caps: list[int] | None = None
     try:
         for event in view.events:
-            kind = event.type
-            if kind == "action" and event.action is not None and event.seat is not None:
-                seat, action = event.seat, event.action
-                played, target = action.type, action.target
-                if played == "build":
-                    towers[seat].append([KIND_OF[action.cards[0]], KIND_OF[action.cards[1]], 0])
-                elif played == "steal" and target is not None and action.card is not None:
-                    card = KIND_OF[action.card]
-                    number, other, _ = towers[target].pop()  # as the engine keeps a floor
-                    taken, left = (other, number) if card == number else (number, other)
-                    discard[left] += 1
-                    towers[seat].append([card, taken, 0])
-                elif played == "dog" and action.floor is not None:
-                    towers[seat if target is None else target][action.floor][2] += 1
-                elif played == "bone" and target is not None and action.floor is not None:
-                    towers[target][action.floor][2] -= 1
-                    discard[_DOG] += 1
-                    discard[_BONE] += 1
-                elif played in ("jackhammer", "wrecking-ball") and target is not None:
-                    number, other, dogs = towers[target].pop()
-                    discard[number] += 1
-                    discard[other] += 1
-                    discard[_DOG] += dogs
-                    discard[KIND_OF[played]] += 1
-                elif played in ("thief", "super-thief"):
-                    discard[KIND_OF[played]] += 1
-                elif played == "milkshake" and target is not None:
-                    pending[target] += 1
-                elif played == "donut-truck":
-                    donut = True
-            elif kind == "turn" and event.extra and donut:
-                donut = False  # the donut truck's extra turn: the truck is discarded (R9)
-                discard[_DONUT] += 1
-            elif kind == "milkshake-turn" and event.seat is not None:
-                pending[event.seat] -= event.count or 0
-                discard[_MILKSHAKE] += event.count or 0
-            elif kind == "reshuffle":
-                if sum(discard) != event.count:
+            if event.type == "reshuffle":
+                if sum(state.discard) != event.count:
                     return None  # the first discard pile was not in the events
-                caps, discard = discard, [0] * KINDS
-            elif kind == "draw" and event.seat == me and event.card is not None and caps:
+                caps = list(state.discard)
+            elif event.type == "draw" and event.seat == me and event.card is not None and caps:
                 caps[KIND_OF[event.card]] -= 1
+            state.apply(event)
     except IndexError:
         return None
     shown = [0] * KINDS
     for code in view.discard:
         shown[KIND_OF[code]] += 1
+    towers = state.towers
     floors = [(*sorted(KIND_OF[c] for c in f if c != "dog"), len(f) - 2)
               for t in view.towers for f in t]  # fmt: skip
     replayed = [(*sorted(f[:2]), f[2]) for t in towers for f in t]
     if (
         caps is None
         or any(c < 0 for c in caps)
-        or shown != discard
+        or shown != state.discard
         or floors != replayed
         or [len(t) for t in towers] != [len(t) for t in view.towers]
-        or list(view.milkshakes) != pending
-        or view.donut != donut
+        or list(view.milkshakes) != state.pending
+        or view.donut != state.donut
     ):
         return None
     return caps
 
 
-def _floor_class(codes: Sequence[str]) -> int:
-    """The number n <= 4 of a floor {n, 9 - n} (a joker stands for its partner's complement)."""
-    number = next(KIND_OF[c] for c in codes if KIND_OF[c] != JOKER)
+def _floor_class(floor: Sequence[int]) -> int:
+    """The number n <= 4 of a floor {n, 9 - n} given by its kinds."""
+    number = _number(floor)
     return min(number, 9 - number)
 
 
-def _sensible_leftovers(towers: list[list[list[int]]], pending: list[int], seat: int) -> set[int]:
+def _sensible_leftovers(state: _Replay, seat: int) -> set[int]:
     """The kinds ``seat`` would have played rather than end its turn at this public state."""
     absent = {_THIEF, _SUPER_THIEF, _DONUT}
-    for other, tower in enumerate(towers):
+    for other, tower in enumerate(state.towers):
         if other == seat:
-            if any(dogs == 0 for _, dogs in tower):
+            if any(floor[2] == 0 for floor in tower):
                 absent.add(_DOG)
             continue
-        if not pending[other]:
+        if not state.pending[other]:
             absent.add(_MILKSHAKE)
-        if any(dogs for _, dogs in tower):
+        if any(floor[2] for floor in tower):
             absent.add(_BONE)
         if tower:
-            number, dogs = tower[-1]
-            if dogs:
+            top = tower[-1]
+            if top[2]:
                 absent.add(_BALL)
             else:
+                number = _number(top)
                 absent.update((number, 9 - number, _JACKHAMMER))
     return absent
 
@@ -209,39 +232,28 @@ def inferred_leftovers(view: View) -> tuple[list[set[int]], list[int]]:
     """
     players = view.players
     none: tuple[list[set[int]], list[int]] = ([set() for _ in range(players)], [0] * players)
-    towers: list[list[list[int]]] = [[] for _ in range(players)]
-    pending = [0] * players
+    state = _Replay(players)
     absent: list[set[int]] = [set() for _ in range(players)]
     since = [0] * players
     try:
         for event in view.events:
             if event.type in ("draw", "stolen") and event.seat is not None:
                 since[event.seat] += 1  # a card came in (drawn, or taken by a thief)
-            elif event.type == "milkshake-turn" and event.seat is not None:
-                pending[event.seat] -= event.count or 0
-            elif event.type == "action" and event.action is not None and event.seat is not None:
-                seat, action = event.seat, event.action
-                kind, target = action.type, action.target
-                if kind == "build":
-                    towers[seat].append([_floor_class(action.cards), 0])
-                elif kind == "steal" and target is not None and action.card is not None:
-                    towers[target].pop()
-                    towers[seat].append([_floor_class((action.card,)), 0])
-                elif kind == "dog" and action.floor is not None:
-                    towers[seat if target is None else target][action.floor][1] += 1
-                elif kind == "bone" and target is not None and action.floor is not None:
-                    towers[target][action.floor][1] -= 1
-                elif kind in ("jackhammer", "wrecking-ball") and target is not None:
-                    towers[target].pop()
-                elif kind == "milkshake" and target is not None:
-                    pending[target] += 1
-                elif kind == "end-turn":
-                    absent[seat] = _sensible_leftovers(towers, pending, seat)
-                    since[seat] = 0
-    except (IndexError, StopIteration):
+            elif (
+                event.type == "action"
+                and event.seat is not None
+                and event.action is not None
+                and event.action.type == "end-turn"
+            ):
+                absent[event.seat] = _sensible_leftovers(state, event.seat)
+                since[event.seat] = 0
+            state.apply(event)
+    except IndexError:
         return none
-    shown = [[[_floor_class(f[:2]), len(f) - 2] for f in tower] for tower in view.towers]
-    if shown != towers or list(view.milkshakes) != pending:
+    shown = [[[_floor_class([KIND_OF[c] for c in f[:2]]), len(f) - 2] for f in tower]
+             for tower in view.towers]  # fmt: skip
+    replayed = [[[_floor_class(f), f[2]] for f in tower] for tower in state.towers]
+    if shown != replayed or list(view.milkshakes) != state.pending:
         return none
     return absent, since
 
