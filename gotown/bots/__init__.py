@@ -21,11 +21,20 @@ Levels, weakest first:
   :data:`HARD_WORK` units of work (so that a decision takes about as long as with two).
 - ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations and
   :data:`EXPERT_WORK`.
+
+A *bot spec* names a level and, optionally, changes its settings, to measure other budgets or
+settings without a new level (``gotown tournament hard:iterations=2000 medium``):
+``LEVEL:NAME=VALUE[,NAME=VALUE...]`` (:func:`parse_bot_spec`, :func:`bot_from_spec`; the
+allowed names and values are :data:`BOT_PARAMETERS`). A plain level is a spec too, and gives
+the same bot as :func:`make_bot`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gotown.engine import Action, View
 
@@ -36,6 +45,8 @@ from .rules import RuleBot
 #: The levels a player can pick by name, weakest first.
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 
+#: How often ``easy`` overlooks things (plays a random action).
+EASY_NOISE = 0.1
 HARD_ITERATIONS = 1000
 EXPERT_ITERATIONS = 4000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
@@ -51,21 +62,121 @@ HINT_SECONDS = 0.8
 
 def make_bot(level: str, seed: int) -> Bot:
     """A new bot of ``level`` (one of :data:`LEVELS`), reproducible from ``seed``."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
+    return _new_bot(level, level, seed, {})
+
+
+@dataclass(frozen=True)
+class BotParameter:
+    """What a bot spec may set a parameter to: a whole number or any number, from ``least``
+    (above it when ``above``) up to ``most``."""
+
+    whole: bool
+    least: float
+    most: float | None = None
+    above: bool = False
+
+    def allowed(self) -> str:
+        """The values allowed, in words (for error messages and help)."""
+        if self.whole:
+            return f"a whole number from {self.least:g}"
+        if self.most is not None:
+            return f"a number from {self.least:g} to {self.most:g}"
+        return f"a number {'above' if self.above else 'from'} {self.least:g}"
+
+    def parse(self, text: str) -> int | float | None:
+        """The value that ``text`` gives, or None when it is not one allowed."""
+        try:
+            value = int(text) if self.whole else float(text)
+        except ValueError:
+            return None
+        if not math.isfinite(value) or value < self.least or (self.above and value == self.least):
+            return None
+        if self.most is not None and value > self.most:
+            return None
+        return value
+
+
+_SEARCH_PARAMETERS = {
+    "iterations": BotParameter(whole=True, least=1),
+    "work": BotParameter(whole=True, least=1),  # one cap, whatever the player count
+    "seconds": BotParameter(whole=False, least=0, above=True),
+    "exploration": BotParameter(whole=False, least=0),
+    "epsilon": BotParameter(whole=False, least=0, most=1),
+    "rollout_turns": BotParameter(whole=True, least=1),
+}
+_RULE_PARAMETERS = {"noise": BotParameter(whole=False, least=0, most=1)}
+#: The parameters a bot spec may set, by level (the ``SearchBot`` and ``RuleBot`` arguments of
+#: the same names; ``work`` replaces the per-player-count cap, ``seconds`` makes the choices
+#: depend on the machine's speed). A parameter left out keeps the level's own value.
+BOT_PARAMETERS: dict[str, dict[str, BotParameter]] = {
+    "random": {},
+    "easy": _RULE_PARAMETERS,
+    "medium": _RULE_PARAMETERS,
+    "hard": _SEARCH_PARAMETERS,
+    "expert": _SEARCH_PARAMETERS,
+}
+_SPEC_FORM = "LEVEL or LEVEL:NAME=VALUE[,NAME=VALUE...]"
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, int | float]]:
+    """The level and the parameters of a bot spec such as ``hard:iterations=2000,epsilon=0.2``.
+
+    Raises ``ValueError`` naming the spec and what is wrong: an unknown level or parameter, a
+    value not allowed (and what is), a parameter given twice, text not of the form
+    ``LEVEL:NAME=VALUE[,NAME=VALUE...]``.
+    """
+    level, colon, rest = spec.partition(":")
+    if level not in LEVELS:
+        raise ValueError(
+            f"bot {spec!r}: unknown bot level {level!r}; the levels are {', '.join(LEVELS)}"
+        )
+    allowed = BOT_PARAMETERS[level]
+    params: dict[str, int | float] = {}
+    if not colon:
+        return level, params
+    if not rest:
+        raise ValueError(f"bot {spec!r}: no parameter after ':' (write {_SPEC_FORM})")
+    for item in rest.split(","):
+        name, equals, text = item.partition("=")
+        if not (name and equals and text):
+            raise ValueError(f"bot {spec!r}: {item!r} is not NAME=VALUE (write {_SPEC_FORM})")
+        if name not in allowed:
+            takes = f"takes {', '.join(allowed)}" if allowed else "takes no parameters"
+            raise ValueError(f"bot {spec!r}: unknown parameter {name!r}; {level} {takes}")
+        if name in params:
+            raise ValueError(f"bot {spec!r}: {name} is given twice")
+        value = allowed[name].parse(text)
+        if value is None:
+            raise ValueError(
+                f"bot {spec!r}: {name} must be {allowed[name].allowed()}, not {text!r}"
+            )
+        params[name] = value
+    return level, params
+
+
+def bot_from_spec(spec: str, seed: int) -> Bot:
+    """A new bot from a spec (:func:`parse_bot_spec`), reproducible from ``seed``; a plain level
+    gives the bot :func:`make_bot` gives. Its name is the spec."""
+    level, params = parse_bot_spec(spec)
+    return _new_bot(level, spec, seed, params)
+
+
+def _new_bot(level: str, name: str, seed: int, params: Mapping[str, int | float]) -> Bot:
+    """A bot of ``level`` with the parameters given (checked) and the level's own otherwise."""
     if level == "random":
         return RandomBot(seed)
-    if level == "easy":
-        return RuleBot("easy", seed, careful=False, noise=0.1)
-    if level == "medium":
-        return RuleBot("medium", seed, careful=True)
-    if level == "hard":
-        return SearchBot(
-            "hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None, work=HARD_WORK
-        )
-    if level == "expert":
-        return SearchBot(
-            "expert", seed, iterations=EXPERT_ITERATIONS, rollout_turns=None, work=EXPERT_WORK
-        )
-    raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
+    if level in ("easy", "medium"):
+        noise = params.get("noise", EASY_NOISE if level == "easy" else 0.0)
+        return RuleBot(name, seed, careful=level == "medium", noise=noise)
+    search: dict[str, Any] = {
+        "iterations": HARD_ITERATIONS if level == "hard" else EXPERT_ITERATIONS,
+        "work": HARD_WORK if level == "hard" else EXPERT_WORK,
+        "rollout_turns": None,
+        **params,
+    }
+    return SearchBot(name, seed, **search)
 
 
 def hint(
@@ -86,16 +197,21 @@ def hint(
 
 
 __all__ = [
+    "BOT_PARAMETERS",
+    "EASY_NOISE",
     "EXPERT_ITERATIONS",
     "EXPERT_WORK",
     "HARD_ITERATIONS",
     "HARD_WORK",
     "LEVELS",
     "Bot",
+    "BotParameter",
     "RandomBot",
     "RuleBot",
     "SearchBot",
+    "bot_from_spec",
     "hashed_seed",
     "hint",
     "make_bot",
+    "parse_bot_spec",
 ]
