@@ -114,13 +114,22 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
               help="Processes (default: every core).")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True,
-              help="Turns after which a game ends with no winner (R23).")  # fmt: skip
+              help="Turns after which a game ends with no winner (R23). A deadlocked game "
+                   "(hands of 8 that can do nothing, R7b) ends at once, also without a "
+                   "winner; the summary counts the two apart.")  # fmt: skip
+@click.option("--option", "rule_option_texts", metavar="NAME=VALUE", multiple=True,
+              help="An R23 rule option for every game, VALUE read as JSON when it parses: "
+                   "win_floors=4, dog_placement=any, milkshake_blocks_refill=false. "
+                   "Repeatable. Not first_player (seats rotate) nor turn_limit "
+                   "(--turn-limit).")  # fmt: skip
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Write the results (and every game's summary) to this JSON file; it also "
                    "holds the games played so far while the tournament runs.")  # fmt: skip
 @click.option("--resume", is_flag=True,
               help="Continue the tournament saved in the --json file (stopped by "
-                   "--max-seconds, Ctrl-C or a crash): play only its missing games.")  # fmt: skip
+                   "--max-seconds, Ctrl-C or a crash): play only its missing games. The bots, "
+                   "seed, turn limit and options must be the ones it was played "
+                   "with.")  # fmt: skip
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a bar chart of win rates and think times (the extension names "
                    "the format: png, svg, pdf, ...).")  # fmt: skip
@@ -136,6 +145,7 @@ def tournament(
     workers: int | None,
     seed: int,
     turn_limit: int,
+    rule_option_texts: tuple[str, ...],
     json_path: str | None,
     plot_path: str | None,
     max_seconds: float | None,
@@ -144,7 +154,14 @@ def tournament(
 ) -> None:
     """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
 
-    Seat orders are rotated over the bots (a repeated level is reported, and rotated, as
+    A bot may carry parameters, LEVEL:NAME=VALUE[,NAME=VALUE...]: hard and expert take
+    iterations, work (simulated actions per decision, replacing the cap for 3 or 4 players),
+    seconds (a time cap: it makes the choices depend on the machine's speed and load),
+    exploration, epsilon (0 to 1) and rollout_turns; easy and medium take noise (0 to 1, the
+    share of random moves). Example: `gotown tournament hard:iterations=2000 hard`. A bot is
+    named as written (the same one twice: hard, hard#2).
+
+    Seat orders are rotated over the bots (a repeated bot is reported, and rotated, as
     separate bots: medium, medium#2): every block of as many games as players seats each bot
     once in each seat, so the first player's advantage is shared out evenly; with GAMES not
     a multiple of the players some bots start one game more than others. Example, hard
@@ -167,17 +184,32 @@ def tournament(
         load_results,
         plot_formats,
         results_json,
+        rule_options,
         run_tournament,
         write_plot,
     )
-    from .bots import LEVELS
+    from .bots import parse_bot_spec
 
-    for level in bots:
-        if level not in LEVELS:
-            raise click.BadParameter(
-                f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}",
-                param_hint="BOTS",
-            )
+    for spec in bots:
+        try:
+            parse_bot_spec(spec)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="BOTS") from None
+    given: dict[str, object] = {}
+    for text in rule_option_texts:
+        name, equals, value = text.partition("=")
+        if not (name and equals):
+            raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--option")
+        if name in given:
+            raise click.BadParameter(f"option {name} is given twice", param_hint="--option")
+        try:
+            given[name] = json.loads(value)
+        except json.JSONDecodeError:
+            given[name] = value  # a bare word: dog_placement=any
+    try:
+        options = rule_options(given)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--option") from None
     count = players or len(bots)
     if len(bots) > count:
         raise click.BadParameter(f"{len(bots)} bots for {count} seats", param_hint="BOTS")
@@ -230,7 +262,9 @@ def tournament(
             )
         try:
             with open(json_path, encoding="utf-8") as handle:
-                done, done_seconds = load_results(json.load(handle), lineup, seed, turn_limit)
+                done, done_seconds = load_results(
+                    json.load(handle), lineup, seed, turn_limit, options
+                )
         except FileNotFoundError:
             pass  # nothing saved yet: start from the first game
         except (OSError, ValueError) as error:
@@ -250,7 +284,7 @@ def tournament(
 
     def checkpoint() -> str:
         elapsed = done_seconds + time.monotonic() - started
-        return results_json(lineup, seed, turn_limit, finished, seconds=elapsed)
+        return results_json(lineup, seed, turn_limit, finished, seconds=elapsed, options=options)
 
     def record(result: GameResult) -> None:
         nonlocal last_save
@@ -268,7 +302,7 @@ def tournament(
             result = run_tournament(
                 lineup, games, seed=seed, workers=workers, turn_limit=turn_limit,
                 progress=record, max_seconds=max_seconds, done=done,
-                done_seconds=done_seconds,
+                done_seconds=done_seconds, options=options,
             )  # fmt: skip
         except KeyboardInterrupt:
             if json_path:
@@ -284,7 +318,7 @@ def tournament(
         click.echo(f"stopped: {len(finished)} games saved in {json_path}; "
                    "the same command with --resume goes on")  # fmt: skip
     elif json_path:
-        save(results_json(lineup, seed, turn_limit, result.results, result))
+        save(results_json(lineup, seed, turn_limit, result.results, result, options=options))
         click.echo(f"wrote {json_path}")
     if plot_path:
         write_plot(result, plot_path)

@@ -6,8 +6,16 @@ entries in blocks of ``players`` games, each block the cyclic rotations of one o
 each block seats every entry once in every seat (:func:`seatings`). After any number of games
 the entries have been first player equally often, give or take one game, and exactly equally
 often after a whole number of blocks; every order of the entries comes once per ``players!``
-games. A game that reaches ``turn_limit`` (R23; some positions never end, e.g. two hands of 8
-that can do nothing, R7b) ends with no winner and is counted as such.
+games. A game without a winner ends in one of two ways, each counted: a *deadlock*, two or more
+hands of 8 that can do nothing (R7b: nobody draws; R21: only ending the turn is legal), which
+no rule can ever change, so the game stops at the start of the first turn that finds it
+(:meth:`~gotown.engine.Game.is_deadlocked`) rather than play on empty turns; or the
+``turn_limit`` (R23), for a game that could still change but went on too long.
+
+An entry is a bot spec (:func:`gotown.bots.parse_bot_spec`): a level, or a level with
+parameters (``hard:iterations=2000``); its name is the spec (``#2`` for a repeat). ``options``
+sets R23 rule options for every game, except ``first_player`` and ``turn_limit``, which the
+tournament sets itself (:func:`rule_options`).
 
 Ratings come from openskill (Plackett-Luce model). openskill rates game by game, and its
 dynamics term lets a rating follow recent results, so one pass in any fixed order can rank the
@@ -16,13 +24,14 @@ averages :data:`RATING_PASSES` passes, each over the games in a different seeded
 the figures depend on the results only, not on any order (and not on which worker finished
 first).
 
-Game ``i`` depends only on the line-up, the seed, ``i`` and the turn limit (and the code of the
-rules, the bots and this module), so a long tournament can be played in parts:
+Game ``i`` depends only on the line-up, the seed, ``i``, the turn limit and the options (and the
+code of the rules, the bots and this module), so a long tournament can be played in parts:
 :func:`results_json` writes the games played so far with a :func:`code_fingerprint`,
 :func:`load_results` reads them back (checking every game), and
 ``run_tournament(..., done=...)`` plays only the games still missing. The whole is the same as
 one uninterrupted run. The bots' seeds are hashed (:func:`bot_seed`), so that no bot can work
-out the deal from its own seed.
+out the deal from its own seed: they depend on the seed, the game and the seat only, not on
+the spec (a parameter changes how a bot plays, never its random numbers).
 """
 
 from __future__ import annotations
@@ -36,16 +45,23 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from gotown.bots import LEVELS, hashed_seed, make_bot
-from gotown.engine import Game
+from gotown.bots import bot_from_spec, hashed_seed, parse_bot_spec
+from gotown.engine import Game, Options
 
 DEFAULT_TURN_LIMIT = 300
+#: Why a game ended: a winner (R20), a deadlock (R7b, R21), or the turn limit (R23).
+ENDINGS = ("win", "deadlock", "turn-limit")
+#: The R23 options that the tournament sets itself, and why (:func:`rule_options`).
+TOURNAMENT_OPTIONS = {
+    "first_player": "seat 0 starts every game, and the seats rotate over the bots",
+    "turn_limit": "use the tournament's turn limit (--turn-limit)",
+}
 #: How many seeded random orders of the games the ratings are averaged over.
 RATING_PASSES = 16
 
@@ -54,7 +70,8 @@ RATING_PASSES = 16
 class GameResult:
     index: int
     seats: tuple[int, ...]  # seats[s] = the entry playing seat s
-    winner: int | None  # the winning entry, None after the turn limit
+    winner: int | None  # the winning entry, None after a deadlock or the turn limit
+    ending: str  # one of ENDINGS
     turns: int
     actions: int
     think: tuple[float, ...]  # seconds of thinking, per entry
@@ -65,7 +82,7 @@ class GameResult:
 @dataclass
 class EntryStats:
     name: str
-    level: str
+    level: str  # the spec's level
     games: int = 0
     wins: int = 0
     win_rate: float = 0.0
@@ -87,12 +104,15 @@ class TournamentResult:
     players: int
     games: int
     no_winner: int
+    deadlocked: int  # games without a winner that ended in a deadlock (R7b)
+    at_turn_limit: int  # games without a winner that reached the turn limit (R23)
     mean_turns: float
     mean_actions: float
     seconds: float
     workers: int
     seed: int
     turn_limit: int
+    options: dict[str, Any] = field(default_factory=dict)  # the rule options not at default
     results: list[GameResult] = field(default_factory=list)
 
     def summary_json(self) -> dict[str, Any]:
@@ -102,9 +122,32 @@ class TournamentResult:
         return data
 
 
-#: Bumped when what a game's result means or how it is written changes (3: seat orders
-#: rotate over entries in blocks, bot seeds are one-way hashes).
-RESULTS_FORMAT = 3
+#: Bumped when what a game's result means or how it is written changes.
+RESULTS_FORMAT = 4
+#: What each format changed (said when a file of an older one is refused).
+FORMAT_CHANGES = {
+    3: "seat orders rotate over entries in blocks, bot seeds are one-way hashes",
+    4: "a deadlocked game ends at once and each game says why it ended",
+}
+
+
+def rule_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The R23 options of a tournament's games, checked by the engine (``ValueError`` naming
+    the option: unknown, a value R23 does not allow, or one the tournament sets itself, see
+    :data:`TOURNAMENT_OPTIONS`), as the ones that differ from their defaults: what the results
+    file holds and ``--resume`` compares, so that giving a default changes nothing."""
+    options = dict(options or {})
+    for name, why in TOURNAMENT_OPTIONS.items():
+        if name in options:
+            raise ValueError(f"option {name} is the tournament's own (R23): {why}")
+    chosen = Options.from_json(options).to_json()
+    default = Options().to_json()
+    return {name: value for name, value in chosen.items() if value != default[name]}
+
+
+def format_options(options: Mapping[str, Any]) -> str:
+    """``win_floors=4, dog_placement="any"`` (values as JSON)."""
+    return ", ".join(f"{name}={json.dumps(value)}" for name, value in options.items())
 
 
 @functools.cache
@@ -139,12 +182,13 @@ def _result_json(result: GameResult) -> dict[str, Any]:
 
 
 def results_json(
-    levels: Sequence[str],
+    specs: Sequence[str],
     seed: int,
     turn_limit: int,
     results: Sequence[GameResult],
     summary: TournamentResult | None = None,
     seconds: float = 0.0,
+    options: Mapping[str, Any] | None = None,
 ) -> str:
     """The JSON text of a tournament: the summary (when it is finished) and every game.
 
@@ -155,9 +199,10 @@ def results_json(
     head: dict[str, Any] = summary.summary_json() if summary else {"seconds": seconds}
     head.update(
         format=RESULTS_FORMAT,
-        lineup=list(levels),
+        lineup=list(specs),
         seed=seed,
         turn_limit=turn_limit,
+        options=rule_options(options),
         fingerprint=code_fingerprint(),
         complete=summary is not None,
     )
@@ -170,33 +215,48 @@ def results_json(
 
 
 def load_results(
-    data: Any, levels: Sequence[str], seed: int, turn_limit: int
+    data: Any,
+    specs: Sequence[str],
+    seed: int,
+    turn_limit: int,
+    options: Mapping[str, Any] | None = None,
 ) -> tuple[list[GameResult], float]:
     """The games of a tournament written by :func:`results_json`, and the seconds they took,
-    after checking that they were played with this line-up, seed, turn limit and code, and
-    that every game is well formed: its index a new game number, its seats the order
-    :func:`seatings` gives that game, its winner none or an entry, one think time, decision
-    count and list of times per entry.
+    after checking that they were played with this line-up (of bot specs), seed, turn limit,
+    rule options and code, and that every game is well formed: its index a new game number,
+    its seats the order :func:`seatings` gives that game, its winner none or an entry, its
+    ending one of :data:`ENDINGS` that agrees with the winner, one think time, decision count
+    and list of times per entry.
 
     Raises ``ValueError`` naming the first thing that differs (and the game and field).
     """
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError("not a tournament's results (no list of games)")
-    if data.get("format") != RESULTS_FORMAT:
-        written = data.get("format", f"older than {RESULTS_FORMAT}")
+    written = data.get("format")
+    if written != RESULTS_FORMAT:
+        if written is None:  # the files before format 3 said none
+            written, since = f"older than {min(FORMAT_CHANGES)}", 0
+        else:
+            since = written if _is_count(written) else 0
+        changes = (
+            "; ".join(c for n, c in FORMAT_CHANGES.items() if n > since) or "the file's is newer"
+        )
         raise ValueError(
             f"the file is in results format {written}, this version plays format "
-            f"{RESULTS_FORMAT} (other seat orders and bot seeds): its games cannot be "
-            "continued; start a new --json file"
+            f"{RESULTS_FORMAT} ({changes}): its games cannot be continued; start a new --json "
+            "file"
         )
     expected = {
-        "lineup": list(levels),
+        "lineup": list(specs),
         "seed": seed,
         "turn_limit": turn_limit,
+        "options": rule_options(options),
         "fingerprint": code_fingerprint(),
     }
     for key, value in expected.items():
         if data.get(key) != value:
+            if key == "options":
+                raise ValueError(_options_difference(data.get(key), value))
             if key == "fingerprint":
                 raise ValueError(
                     "the games were played by other code (the rules, the bots or the "
@@ -206,11 +266,11 @@ def load_results(
     seconds = data.get("seconds", 0.0)
     if not _is_seconds(seconds):
         raise ValueError(f"seconds {seconds!r} is not a number of seconds")
-    orders = seatings(len(levels))
+    orders = seatings(len(specs))
     results: list[GameResult] = []
     seen: set[int] = set()
     for position, raw in enumerate(data["results"]):
-        result = _game_result(raw, position, len(levels))
+        result = _game_result(raw, position, len(specs))
         if result.index in seen:
             raise ValueError(f"game {result.index} appears twice")
         seen.add(result.index)
@@ -221,6 +281,21 @@ def load_results(
             )
         results.append(result)
     return results, float(seconds)
+
+
+def _options_difference(saved: Any, now: dict[str, Any]) -> str:
+    """Why the saved options are not ``now``, naming the first option that differs."""
+    if not isinstance(saved, dict):
+        return f"the file's options {saved!r} are not an object of R23 options"
+
+    def shown(options: dict[str, Any], name: str) -> str:
+        if name in options:
+            return f"option {name}={json.dumps(options[name])}"
+        return f"the default {name}"
+
+    missing = object()
+    name = next(n for n in sorted({*saved, *now}) if saved.get(n, missing) != now.get(n, missing))
+    return f"the games were played with {shown(saved, name)}, not {shown(now, name)}"
 
 
 def _is_count(value: object) -> TypeGuard[int]:
@@ -263,6 +338,10 @@ def _game_result(raw: Any, position: int, players: int) -> GameResult:
                   f"an order of the {players} entries")  # fmt: skip
     winner = field("winner", lambda v: v is None or (_is_count(v) and v < players),
                    f"null or an entry (0 to {players - 1})")  # fmt: skip
+    won = winner is not None
+    ending = field("ending", lambda v: v in ENDINGS and (v == "win") == won,
+                   '"win" (the game has a winner)' if won else
+                   '"deadlock" or "turn-limit" (the game has no winner)')  # fmt: skip
     turns = field("turns", _is_count, "a count")
     actions = field("actions", _is_count, "a count")
     think = field("think", per_entry(_is_seconds), f"{players} numbers of seconds, one per entry")
@@ -278,6 +357,7 @@ def _game_result(raw: Any, position: int, players: int) -> GameResult:
         index=index,
         seats=tuple(seats),
         winner=winner,
+        ending=ending,
         turns=turns,
         actions=actions,
         think=tuple(float(t) for t in think),
@@ -286,13 +366,14 @@ def _game_result(raw: Any, position: int, players: int) -> GameResult:
     )
 
 
-def entry_names(levels: Sequence[str]) -> list[str]:
-    """Names for the entries of a line-up: ``medium``, ``medium#2``, ... for repeats."""
+def entry_names(specs: Sequence[str]) -> list[str]:
+    """Names for the entries of a line-up: their specs, ``medium``, ``medium#2``, ... for
+    repeats."""
     seen: dict[str, int] = {}
     names = []
-    for level in levels:
-        seen[level] = seen.get(level, 0) + 1
-        names.append(level if seen[level] == 1 else f"{level}#{seen[level]}")
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
     return names
 
 
@@ -301,7 +382,7 @@ def seatings(players: int) -> list[tuple[int, ...]]:
     games take them: ``players`` at a time, the cyclic rotations of one order (so each block
     of ``players`` games seats every entry once in every seat, and seat 0 starts).
 
-    Entries with the same level are still told apart: the table reports each entry, so each
+    Entries with the same spec are still told apart: the table reports each entry, so each
     must start as often as the others.
     """
     out: list[tuple[int, ...]] = []
@@ -335,23 +416,42 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_game(
-    levels: Sequence[str], seats: Sequence[int], index: int, seed: int, turn_limit: int
-) -> GameResult:
-    """Play one game; ``seats[s]`` is the entry (index into ``levels``) at seat s."""
-    players = len(seats)
-    game_seed = seed * 1_000_003 + index
-    game = Game.new(
+def deal(players: int, seed: int, index: int, turn_limit: int, options: Mapping[str, Any]) -> Game:
+    """Game ``index`` of the tournament seeded ``seed``, dealt: its own seed, seat 0 first, the
+    turn limit and the rule options (from :func:`rule_options`)."""
+    return Game.new(
         players=players,
-        seed=game_seed,
-        options={"first_player": 0, "turn_limit": turn_limit},
+        seed=seed * 1_000_003 + index,
+        options={**options, "first_player": 0, "turn_limit": turn_limit},
     )
-    bots = [make_bot(levels[seats[s]], bot_seed(seed, index, s)) for s in range(players)]
-    think = [0.0] * len(levels)
-    decisions = [0] * len(levels)
-    times: list[list[float]] = [[] for _ in levels]
+
+
+def play_game(
+    specs: Sequence[str],
+    seats: Sequence[int],
+    index: int,
+    seed: int,
+    turn_limit: int,
+    options: Mapping[str, Any] | None = None,
+) -> GameResult:
+    """Play one game; ``seats[s]`` is the entry (index into ``specs``) at seat s.
+
+    The game stops at the start of the first turn in which it is deadlocked (nothing can ever
+    change it again, R7b and R21): its ``turns`` and ``actions`` are those played until then.
+    """
+    players = len(seats)
+    game = deal(players, seed, index, turn_limit, options or {})
+    bots = [bot_from_spec(specs[seats[s]], bot_seed(seed, index, s)) for s in range(players)]
+    think = [0.0] * len(specs)
+    decisions = [0] * len(specs)
+    times: list[list[float]] = [[] for _ in specs]
     clock = time.perf_counter
+    checked = -1  # the last turn checked for a deadlock
     while not game.is_over:
+        if game.turn != checked:
+            checked = game.turn
+            if game.is_deadlocked():  # cheap while some hand can still draw
+                break
         seat = game.active
         view = game.view(seat)
         legal = game.legal_actions()
@@ -362,11 +462,13 @@ def play_game(
         times[seats[seat]].append(spent)
         decisions[seats[seat]] += 1
         game.apply(action)
+    outcome = game.outcome()  # None: stopped at a deadlock
     winner = None if game.winner is None else seats[game.winner]
     return GameResult(
         index=index,
         seats=tuple(seats),
         winner=winner,
+        ending="deadlock" if outcome is None else outcome.reason,
         turns=game.turn,
         actions=game.version,
         think=tuple(think),
@@ -375,12 +477,14 @@ def play_game(
     )
 
 
-def _play_task(args: tuple[tuple[str, ...], tuple[int, ...], int, int, int]) -> GameResult:
+def _play_task(
+    args: tuple[tuple[str, ...], tuple[int, ...], int, int, int, dict[str, Any]],
+) -> GameResult:
     return play_game(*args)
 
 
 def run_tournament(
-    levels: Sequence[str],
+    specs: Sequence[str],
     games: int,
     seed: int = 0,
     workers: int | None = None,
@@ -389,25 +493,29 @@ def run_tournament(
     max_seconds: float | None = None,
     done: Sequence[GameResult] = (),
     done_seconds: float = 0.0,
+    options: Mapping[str, Any] | None = None,
 ) -> TournamentResult:
-    """Play ``games`` games between the line-up ``levels`` (one level per seat, 2 to 4).
+    """Play ``games`` games between the line-up ``specs`` (one bot spec per seat, 2 to 4),
+    with the R23 ``options`` (:func:`rule_options`) in every game.
 
     With ``max_seconds``, no game starts after that time: the result then holds fewer games
     (its ``games`` says how many: the first games, cut to a whole number of blocks of
     ``players`` games, the unit that seats every entry in every seat once).
     ``done`` holds games already played (from :func:`load_results`, taking ``done_seconds``):
     only the others are played, lowest index first.
+
+    Raises ``ValueError`` (before any game) for a bad line-up, spec or option.
     """
-    levels = tuple(levels)
-    if not 2 <= len(levels) <= 4:
+    specs = tuple(specs)
+    if not 2 <= len(specs) <= 4:
         raise ValueError("a game of GoTown has 2 to 4 players (R1)")
-    for level in levels:
-        if level not in LEVELS:
-            raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(LEVELS)}")
-    orders = seatings(len(levels))
+    for spec in specs:
+        parse_bot_spec(spec)
+    chosen = rule_options(options)
+    orders = seatings(len(specs))
     played = {r.index: r for r in done if r.index < games}
     tasks = [
-        (levels, orders[i % len(orders)], i, seed, turn_limit)
+        (specs, orders[i % len(orders)], i, seed, turn_limit, chosen)
         for i in range(games)
         if i not in played
     ]
@@ -447,24 +555,26 @@ def run_tournament(
     results.sort(key=lambda r: r.index)
     if len(results) < games:  # stopped: keep the first games, in whole blocks of seat orders
         first = next(i for i, r in enumerate([*results, None]) if r is None or r.index != i)
-        whole = first - first % len(levels)
+        whole = first - first % len(specs)
         results = results[:whole]
-    return summarise(levels, results, elapsed, workers, seed, turn_limit)
+    return summarise(specs, results, elapsed, workers, seed, turn_limit, chosen)
 
 
 def summarise(
-    levels: Sequence[str],
+    specs: Sequence[str],
     results: Sequence[GameResult],
     seconds: float,
     workers: int,
     seed: int,
     turn_limit: int,
+    options: Mapping[str, Any] | None = None,
 ) -> TournamentResult:
-    names = entry_names(levels)
+    names = entry_names(specs)
+    levels = [parse_bot_spec(spec)[0] for spec in specs]
     entries = [EntryStats(name=n, level=lv) for n, lv in zip(names, levels, strict=True)]
     mus, sigmas = _ratings(names, results, seed)
     for result in results:
-        for e in range(len(levels)):
+        for e in range(len(specs)):
             stats = entries[e]
             stats.games += 1
             stats.wins += result.winner == e
@@ -486,15 +596,18 @@ def summarise(
     count = len(results)
     return TournamentResult(
         entries=entries,
-        players=len(levels),
+        players=len(specs),
         games=count,
         no_winner=sum(r.winner is None for r in results),
+        deadlocked=sum(r.ending == "deadlock" for r in results),
+        at_turn_limit=sum(r.ending == "turn-limit" for r in results),
         mean_turns=sum(r.turns for r in results) / count if count else 0.0,
         mean_actions=sum(r.actions for r in results) / count if count else 0.0,
         seconds=seconds,
         workers=workers,
         seed=seed,
         turn_limit=turn_limit,
+        options=rule_options(options),
         results=list(results),
     )
 
@@ -543,11 +656,18 @@ def format_table(result: TournamentResult) -> str:
             f"| {s.max_think_ms:.0f} ms |"
         )
     lines.append("")
+    options = f"; rule options {format_options(result.options)}" if result.options else ""
+    why = (
+        f" ({result.deadlocked} deadlocked, R7b; {result.at_turn_limit} at the turn limit of "
+        f"{result.turn_limit})"
+        if result.no_winner
+        else f" (turn limit {result.turn_limit})"
+    )
     lines.append(
-        f"{result.games} games, {result.players} players, {result.no_winner} without a winner "
-        f"(turn limit {result.turn_limit}); mean game length {result.mean_turns:.1f} turns, "
+        f"{result.games} games, {result.players} players, {result.no_winner} without a winner"
+        f"{why}; mean game length {result.mean_turns:.1f} turns, "
         f"{result.mean_actions:.1f} actions; {result.seconds:.0f} s on {result.workers} "
-        f"worker(s), seed {result.seed}."
+        f"worker(s), seed {result.seed}{options}."
     )
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,13 +24,14 @@ from gotown.analysis.tournament import (
     format_table,
     load_results,
     results_json,
+    rule_options,
     run_tournament,
     seatings,
     summarise,
     wilson,
 )
 from gotown.cli import main
-from gotown.engine import Game
+from gotown.engine import Action, Game, Options, View
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -51,10 +53,13 @@ def _seats_played(
     """The seat orders ``run_tournament`` gives its games (without playing them)."""
 
     def unplayed(
-        levels: tuple[str, ...], seats: tuple[int, ...], index: int, seed: int, limit: int
-    ) -> GameResult:
-        n = len(levels)
-        return GameResult(index, tuple(seats), None, 1, 1, (0.0,) * n, (0,) * n, ((),) * n)
+        specs: tuple[str, ...], seats: tuple[int, ...], index: int, seed: int, limit: int,
+        options: dict[str, object],
+    ) -> GameResult:  # fmt: skip
+        n = len(specs)
+        return GameResult(
+            index, tuple(seats), None, "turn-limit", 1, 1, (0.0,) * n, (0,) * n, ((),) * n
+        )
 
     monkeypatch.setattr(tournament_module, "play_game", unplayed)
     result = run_tournament(levels, games=games, workers=1)
@@ -158,6 +163,7 @@ def _results(first_wins: list[bool]) -> list[GameResult]:
             index=i,
             seats=(0, 1) if i % 2 == 0 else (1, 0),
             winner=0 if won else 1,
+            ending="win",
             turns=30,
             actions=50,
             think=(0.0, 0.0),
@@ -220,8 +226,11 @@ def test_saved_results_read_back_as_played() -> None:
         ({"lineup": ["medium", "easy"]}, "lineup"),
         ({"seed": 6}, "seed"),
         ({"turn_limit": 200}, "turn_limit"),
+        ({"options": {"win_floors": 4}}, "with option win_floors=4, not the default win_floors"),
+        ({"options": None}, "the file's options None are not an object of R23 options"),
         ({"fingerprint": "0123456789abcdef"}, "the rules, the bots or the tournament changed"),
         ({"format": 2}, f"results format 2, this version plays format {RESULTS_FORMAT}"),
+        ({"format": 3}, "format 3, this version plays format 4 (a deadlocked game ends at once"),
         ({"results": [{"index": 0}]}, "malformed"),
         ({"results": None}, "no list of games"),
     ],
@@ -232,7 +241,7 @@ def test_results_from_another_tournament_are_refused(
     result = run_tournament(["medium", "random"], games=2, seed=5, workers=1)
     data = json.loads(results_json(["medium", "random"], 5, 300, result.results))
     data.update(change)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=re.escape(message)):
         load_results(data, ["medium", "random"], 5, 300)
 
 
@@ -259,8 +268,9 @@ def test_a_file_from_before_the_format_was_written_is_refused_clearly() -> None:
     with pytest.raises(ValueError) as error:
         load_results(data, ["medium", "random"], 5, 300)
     assert str(error.value) == (
-        f"the file is in results format older than {RESULTS_FORMAT}, this version plays format "
-        f"{RESULTS_FORMAT} (other seat orders and bot seeds): its games cannot be continued; "
+        f"the file is in results format older than 3, this version plays format {RESULTS_FORMAT} "
+        "(seat orders rotate over entries in blocks, bot seeds are one-way hashes; a deadlocked "
+        "game ends at once and each game says why it ended): its games cannot be continued; "
         "start a new --json file"
     )
 
@@ -287,13 +297,13 @@ def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.Monkey
 def test_a_bots_seed_does_not_give_away_the_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     # The bots were seeded game_seed * 8 + seat: seed // 8 re-dealt every hidden card.
     given: dict[int, int] = {}
-    real_make_bot = tournament_module.make_bot
+    real_bot_from_spec = tournament_module.bot_from_spec
 
-    def recording(level: str, seed: int) -> object:
+    def recording(spec: str, seed: int) -> object:
         given[len(given)] = seed
-        return real_make_bot(level, seed)
+        return real_bot_from_spec(spec, seed)
 
-    monkeypatch.setattr(tournament_module, "make_bot", recording)
+    monkeypatch.setattr(tournament_module, "bot_from_spec", recording)
     tournament_module.play_game(("random", "random"), (1, 0), 5, 0, 6)
     assert list(given.values()) == [bot_seed(0, 5, 0), bot_seed(0, 5, 1)]
     game_seed = 0 * 1_000_003 + 5
@@ -446,3 +456,209 @@ def test_resume_without_a_saved_file_starts_from_the_first_game(tmp_path: Path) 
     code, output = _run(["easy", "random", "--games", "2", "--json", str(out), "--resume"])
     assert code == 0 and "0 games already played" in output
     assert json.loads(out.read_text())["games"] == 2
+
+
+# -- how a game without a winner ended: a deadlock (R7b) or the turn limit (R23) -------------
+#: Seat 0 holds 7 cards and draws an 8th at its next turn; seat 1 holds 8. No pair makes 9, no
+#: tower to steal from or attack: from turn 3 on nobody draws (R7b) and only ending the turn is
+#: legal (R21), for ever.
+GETS_STUCK = {
+    "players": 2,
+    "active": 0,
+    "hands": [["1", "1", "1", "1", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "bone"]],
+    "towers": [[], []],
+    "draw": ["2", "8", "7"],
+}
+
+
+@pytest.fixture
+def stuck_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game of a tournament starts from GETS_STUCK, with the tournament's options."""
+
+    def dealt(
+        players: int, seed: int, index: int, turn_limit: int, options: dict[str, object]
+    ) -> Game:
+        options = {**options, "first_player": 0, "turn_limit": turn_limit}
+        return Game.from_position({**GETS_STUCK, "options": options})
+
+    monkeypatch.setattr(tournament_module, "deal", dealt)
+
+
+@pytest.mark.usefixtures("stuck_deal")
+def test_r7b_a_deadlocked_game_ends_at_once_not_at_the_turn_limit() -> None:
+    result = tournament_module.play_game(("medium", "hard"), (0, 1), 0, 0, 300)
+    assert (result.winner, result.ending) == (None, "deadlock")
+    # seen at the start of turn 3, after the two turns that could only be ended
+    assert (result.turns, result.actions, sum(result.decisions)) == (3, 2, 2)
+
+
+def test_r23_a_game_that_can_still_change_ends_at_the_turn_limit() -> None:
+    result = run_tournament(["random", "easy"], games=4, seed=1, workers=1, turn_limit=6)
+    assert [(r.winner, r.ending, r.turns) for r in result.results] == [(None, "turn-limit", 6)] * 4
+    assert (result.no_winner, result.deadlocked, result.at_turn_limit) == (4, 0, 4)
+    won = run_tournament(["easy", "random"], games=4, seed=1, workers=1)
+    assert all(r.ending == ("win" if r.winner is not None else "turn-limit")
+               for r in won.results) and won.no_winner < 4  # fmt: skip
+
+
+def test_the_summary_counts_the_games_without_a_winner_by_why() -> None:
+    results = [
+        GameResult(i, (0, 1) if i % 2 == 0 else (1, 0), winner, ending, 30, 50, (0.0, 0.0), (1, 1))
+        for i, (winner, ending) in enumerate(
+            [(0, "win")] + [(None, "deadlock")] * 15 + [(None, "turn-limit")] * 2
+        )
+    ]
+    summary = summarise(("hard", "medium"), results, 1.0, 1, 0, 300)
+    assert "18 games, 2 players, 17 without a winner (15 deadlocked, R7b; 2 at the turn limit " \
+           "of 300);" in format_table(summary)  # fmt: skip
+    data = summary.summary_json()
+    assert (data["no_winner"], data["deadlocked"], data["at_turn_limit"]) == (17, 15, 2)
+
+
+@pytest.mark.usefixtures("stuck_deal")
+def test_a_deadlocked_game_reads_back_from_the_results_file() -> None:
+    result = run_tournament(["random", "easy"], games=2, seed=1, workers=1)
+    assert [r.ending for r in result.results] == ["deadlock", "deadlock"]
+    assert result.deadlocked == 2 and result.mean_turns == 3
+    data = json.loads(results_json(["random", "easy"], 1, 300, result.results, result))
+    assert data["format"] == RESULTS_FORMAT == 4
+    assert (data["deadlocked"], data["at_turn_limit"]) == (2, 0)
+    assert [r["ending"] for r in data["results"]] == ["deadlock", "deadlock"]
+    loaded, _ = load_results(data, ["random", "easy"], 1, 300)
+    assert [(r.ending, r.turns, r.actions) for r in loaded] == [("deadlock", 3, 2)] * 2
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"ending": "draw"}, "game 1 is malformed: ending 'draw' is not \"deadlock\" or"),
+        ({"ending": "win"}, "game 1 is malformed: ending 'win' is not \"deadlock\" or"),
+        ({"winner": 0}, "game 1 is malformed: ending 'turn-limit' is not \"win\""),
+        ({"ending": None}, "game 1 is malformed: ending None"),
+    ],
+)
+def test_an_ending_that_is_not_one_or_disagrees_with_the_winner_is_refused(
+    change: dict[str, object], message: str
+) -> None:
+    result = run_tournament(["random", "random"], games=2, seed=5, workers=1, turn_limit=6)
+    data = json.loads(results_json(["random", "random"], 5, 6, result.results))
+    data["results"][1].update(change)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_results(data, ["random", "random"], 5, 6)
+    del data["results"][1]["ending"]
+    with pytest.raises(ValueError, match="game 1 is malformed: it has no 'ending'"):
+        load_results(data, ["random", "random"], 5, 6)
+
+
+# -- rule options (R23) ----------------------------------------------------------------------
+def _options_seen(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """The options of every view the bots are given, from now on."""
+    seen: list[dict[str, object]] = []
+    real = tournament_module.bot_from_spec
+
+    class Watching:
+        def __init__(self, spec: str, seed: int) -> None:
+            self.bot = real(spec, seed)
+            self.name = self.bot.name
+
+        def choose(self, view: View, legal: Sequence[Action]) -> Action:
+            seen.append(view.options.to_json())
+            return self.bot.choose(view, legal)
+
+    monkeypatch.setattr(tournament_module, "bot_from_spec", Watching)
+    return seen
+
+
+def test_r23_rule_options_are_played_in_every_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _options_seen(monkeypatch)
+    options = {"win_floors": 4, "dog_placement": "any", "milkshake_blocks_refill": False}
+    result = run_tournament(["easy", "random"], games=2, seed=1, workers=1, turn_limit=40,
+                            options=options)  # fmt: skip
+    assert seen and all(o == {**Options().to_json(), **options, "first_player": 0,
+                              "turn_limit": 40} for o in seen)  # fmt: skip
+    assert result.options == options
+    assert 'rule options win_floors=4, dog_placement="any", milkshake_blocks_refill=false.' in (
+        format_table(result)
+    )
+    assert "rule options" not in format_table(run_tournament(["easy", "random"], games=2,
+                                                             workers=1, turn_limit=6))  # fmt: skip
+
+
+def test_options_at_their_defaults_are_no_options() -> None:
+    assert rule_options({"win_floors": 5, "dog_placement": "own"}) == {}
+    assert rule_options({"win_floors": 4, "bone_targets": "opponents"}) == {"win_floors": 4}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"win_floor": 4}, "unknown option 'win_floor'"),
+        ({"win_floors": 3}, "option win_floors: 3 is not 4 or 5 (R23)"),
+        ({"win_floors": "4"}, "option win_floors: '4' is not 4 or 5"),
+        ({"dogs_per_floor": 2}, "option dogs_per_floor: 2 is not"),
+        ({"first_player": 1}, "option first_player is the tournament's own (R23): seat 0 starts"),
+        ({"turn_limit": 50}, "option turn_limit is the tournament's own (R23): use the tournament"),
+    ],
+)
+def test_a_bad_rule_option_is_refused_before_any_game(
+    monkeypatch: pytest.MonkeyPatch, options: dict[str, object], message: str
+) -> None:
+    monkeypatch.setattr(tournament_module, "play_game", None)  # a game played would fail
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_tournament(["easy", "random"], games=2, workers=1, options=options)
+
+
+def test_games_played_with_other_options_are_not_continued() -> None:
+    options = {"win_floors": 4}
+    result = run_tournament(["easy", "random"], games=2, seed=5, workers=1, options=options)
+    data = json.loads(results_json(["easy", "random"], 5, 300, result.results, options=options))
+    assert data["options"] == {"win_floors": 4}
+    loaded, _ = load_results(data, ["easy", "random"], 5, 300, {"win_floors": 4})
+    assert _outcomes(loaded) == _outcomes(result.results)
+    with pytest.raises(ValueError, match="played with option win_floors=4, not the default "
+                                         "win_floors"):  # fmt: skip
+        load_results(data, ["easy", "random"], 5, 300)
+    with pytest.raises(ValueError, match='played with the default dog_placement, not option '
+                                         'dog_placement="any"'):  # fmt: skip
+        load_results(data, ["easy", "random"], 5, 300, {"win_floors": 4, "dog_placement": "any"})
+
+
+# -- bot specs: a level with parameters --------------------------------------------------------
+def test_an_entry_is_named_by_its_spec_and_seeded_by_its_seat_alone() -> None:
+    # A spec that sets a level's own value plays the very games of the plain level: the bots'
+    # seeds come from the game and seat, never from the spec's text.
+    plain = run_tournament(["easy", "random"], games=4, seed=3, workers=1)
+    spelled = run_tournament(["easy:noise=0.1", "random"], games=4, seed=3, workers=1)
+    assert _outcomes(spelled.results) == _outcomes(plain.results)
+    assert [(e.name, e.level) for e in spelled.entries] == [("easy:noise=0.1", "easy"),
+                                                            ("random", "random")]  # fmt: skip
+    wild = run_tournament(["easy:noise=1", "random"], games=4, seed=3, workers=1)
+    assert _outcomes(wild.results) != _outcomes(plain.results)
+    twice = run_tournament(["easy:noise=0", "easy:noise=0"], games=2, seed=3, workers=1)
+    assert [e.name for e in twice.entries] == ["easy:noise=0", "easy:noise=0#2"]
+
+
+def test_worker_processes_build_the_bots_from_their_specs() -> None:
+    specs = ["easy:noise=1", "hard:iterations=4,rollout_turns=2"]
+    alone = run_tournament(specs, games=2, seed=2, workers=1, turn_limit=12)
+    pooled = run_tournament(specs, games=2, seed=2, workers=2, turn_limit=12)
+    assert _outcomes(pooled.results) == _outcomes(alone.results)
+    plain = run_tournament(["easy", specs[1]], games=2, seed=2, workers=2, turn_limit=12)
+    assert _outcomes(plain.results) != _outcomes(pooled.results)
+    assert "| hard:iterations=4,rollout_turns=2 |" in format_table(pooled)
+
+
+def test_a_bad_spec_is_refused_before_any_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tournament_module, "play_game", None)  # a game played would fail
+    with pytest.raises(ValueError, match=re.escape("bot 'hard:iterations=0': iterations must")):
+        run_tournament(["hard:iterations=0", "random"], games=2, workers=1)
+
+
+def test_the_spec_is_what_the_results_file_holds_and_resume_checks() -> None:
+    specs = ["easy:noise=0", "random"]
+    result = run_tournament(specs, games=2, seed=5, workers=1)
+    data = json.loads(results_json(specs, 5, 300, result.results, result))
+    assert data["lineup"] == specs and data["entries"][0]["name"] == "easy:noise=0"
+    assert _outcomes(load_results(data, specs, 5, 300)[0]) == _outcomes(result.results)
+    with pytest.raises(ValueError, match="lineup"):
+        load_results(data, ["easy", "random"], 5, 300)

@@ -137,3 +137,128 @@ def test_the_help_says_how_the_seats_are_balanced() -> None:
     assert result.exit_code == 0
     text = " ".join(result.output.split())
     assert "multiple of the number of players" in text and "one game more" in text
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("hard:iterations=0", ["'hard:iterations=0'", "iterations must be a whole number from 1"]),
+        ("hard:iters=5", ["unknown parameter 'iters'", "hard takes iterations"]),
+        ("random:noise=0.5", ["random takes no parameters"]),
+        ("easy:noise=2", ["noise must be a number from 0 to 1, not '2'"]),
+        ("hard:epsilon=0.1,epsilon=0.2", ["epsilon is given twice"]),
+        ("hard:", ["no parameter after ':'"]),
+        ("grandmaster:iterations=5", ["unknown bot level 'grandmaster'"]),
+    ],
+)
+def test_a_bad_bot_spec_is_refused_up_front(
+    no_game: list[int], spec: str, words: list[str]
+) -> None:
+    _assert_usage_error(_run("random", spec, "--games", "2"), "BOTS", *words)
+    assert not no_game
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        ("win_floor=4", ["unknown option 'win_floor'"]),
+        ("win_floors=3", ["option win_floors: 3 is not 4 or 5 (R23)"]),
+        ("dog_placement=anywhere", ["option dog_placement: 'anywhere' is not"]),
+        ("milkshake_blocks_refill=no", ["option milkshake_blocks_refill: 'no' is not true or"]),
+        ("first_player=1", ["option first_player is the tournament's own", "seats rotate"]),
+        ("turn_limit=50", ["option turn_limit is the tournament's own", "--turn-limit"]),
+        ("win_floors", ["'win_floors' is not NAME=VALUE"]),
+    ],
+)
+def test_a_bad_rule_option_is_refused_up_front(
+    no_game: list[int], option: str, words: list[str]
+) -> None:
+    _assert_usage_error(_run("random", "easy", "--option", option), "--option", *words)
+    assert not no_game
+
+
+def test_an_option_given_twice_is_refused(no_game: list[int]) -> None:
+    result = _run("random", "easy", "--option", "win_floors=4", "--option", "win_floors=5")
+    _assert_usage_error(result, "--option", "option win_floors is given twice")
+    assert not no_game
+
+
+@pytest.mark.parametrize("placement", ["dog_placement=any", 'dog_placement="any"'])
+def test_rule_options_are_played_saved_and_shown(tmp_path: Path, placement: str) -> None:
+    out = tmp_path / "t.json"
+    result = _run("random", "easy", "--games", "2", "--turn-limit", "6", "--json", str(out),
+                  "--option", "win_floors=4", "--option", placement,
+                  "--option", "milkshake_blocks_refill=false")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    shown = 'rule options win_floors=4, dog_placement="any", milkshake_blocks_refill=false.'
+    assert shown in " ".join(result.output.split())
+    options = {"win_floors": 4, "dog_placement": "any", "milkshake_blocks_refill": False}
+    assert json.loads(out.read_text())["options"] == options
+    plain = _run("random", "easy", "--games", "2", "--turn-limit", "6", "--option", "win_floors=5")
+    assert plain.exit_code == 0 and "rule options" not in plain.output  # the default: none
+
+
+def test_resuming_with_other_options_or_bots_is_refused_naming_the_difference(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "t.json"
+    args = ["--games", "4", "--turn-limit", "6", "--json", str(out)]
+    result = _run("easy:noise=0", "random", *args, "--option", "win_floors=4")
+    assert result.exit_code == 0, result.output
+    before = out.read_text()
+    assert json.loads(before)["lineup"] == ["easy:noise=0", "random"]
+    result = _run("easy:noise=0", "random", *args, "--resume")
+    _assert_usage_error(result, "cannot resume", "option win_floors=4, not the default win_floors")
+    result = _run("easy", "random", *args, "--option", "win_floors=4", "--resume")
+    _assert_usage_error(result, "cannot resume", "lineup", "'easy:noise=0'")
+    assert out.read_text() == before
+    result = _run("easy:noise=0", "random", *args, "--option", "win_floors=4", "--resume")
+    assert result.exit_code == 0, result.output
+
+
+def test_bots_with_parameters_play_under_their_specs(tmp_path: Path) -> None:
+    out, hard = tmp_path / "t.json", "hard:iterations=3,rollout_turns=2"
+    result = _run(hard, hard, "easy:noise=0", "--games", "3", "--turn-limit", "6",
+                  "--json", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for name in (hard, f"{hard}#2", "easy:noise=0"):
+        assert f"| {name} |" in result.output
+    data = json.loads(out.read_text())
+    assert data["lineup"] == [hard, hard, "easy:noise=0"]
+    assert [e["level"] for e in data["entries"]] == ["hard", "hard", "easy"]
+
+
+def test_deadlocked_games_are_counted_apart_in_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gotown.engine import Game
+
+    stuck = {  # two hands of 8 that can do nothing: only ending the turn, for ever (R7b, R21)
+        "players": 2, "active": 0, "towers": [[], []], "draw": ["8", "7"],
+        "hands": [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 3 + ["bone"]],
+    }  # fmt: skip
+
+    def deal(players: int, seed: int, index: int, turn_limit: int, options: object) -> Game:
+        if index % 2:  # the odd games are played as dealt
+            return real_deal(players, seed, index, turn_limit, options)
+        return Game.from_position({**stuck, "options": {"turn_limit": turn_limit}})
+
+    real_deal = tournament_module.deal
+    monkeypatch.setattr(tournament_module, "deal", deal)
+    out = tmp_path / "t.json"
+    result = _run("random", "easy", "--games", "4", "--turn-limit", "6", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert "2 deadlocked, R7b; 2 at the turn limit of 6" in " ".join(result.output.split())
+    data = json.loads(out.read_text())
+    assert (data["no_winner"], data["deadlocked"], data["at_turn_limit"]) == (4, 2, 2)
+    assert [r["ending"] for r in data["results"]] == ["deadlock", "turn-limit"] * 2
+    assert data["format"] == 4
+
+
+def test_the_help_tells_the_bot_parameters_and_rule_options() -> None:
+    result = CliRunner().invoke(main, ["tournament", "--help"])
+    text = " ".join(result.output.split())
+    for words in ("LEVEL:NAME=VALUE[,NAME=VALUE...]", "iterations", "rollout_turns", "noise",
+                  "depend on the machine's speed", "--option NAME=VALUE", "win_floors=4",
+                  "Deadlocked", "R7b"):  # fmt: skip
+        assert words.lower() in text.lower(), words
