@@ -7,6 +7,7 @@ import collections
 import contextlib
 import io
 import json
+import sys
 import time
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -30,7 +31,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 #: The R23 options a client may set, each with the values the engine accepts (its default
 #: comes from :class:`~gotown.engine.Options`); ``turn_limit`` is null or a turn from 1 to
-#: :data:`~gotown.server.schemas.MAX_TURN_LIMIT`, and null gives a table of bots only a limit.
+#: :data:`~gotown.server.schemas.MAX_TURN_LIMIT`, and null gives a game the server's ceiling.
 OPTION_CHOICES: dict[str, list[Any]] = {
     "win_floors": [5, 4],
     "first_player": ["random", 0, 1, 2, 3],
@@ -54,6 +55,7 @@ def option_meta() -> dict[str, schemas.OptionOut]:
         minimum=1,
         maximum=schemas.MAX_TURN_LIMIT,
         nullable=True,
+        people_default=schemas.MAX_TURN_LIMIT,
         bots_only_default=BOTS_ONLY_TURN_LIMIT,
     )
     return meta
@@ -67,6 +69,26 @@ def describe_invalid(errors: Sequence[Any]) -> str:
         where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
         parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
     return "; ".join(parts)
+
+
+def describe_unparsable(exc: BaseException | None) -> str:
+    """What is wrong with a body (or a socket message) that is not JSON Python can read, as
+    far as the error tells: nested too deeply, a number too long, not UTF-8, or not JSON."""
+    if isinstance(exc, RecursionError):
+        return "not JSON this server reads: arrays and objects are nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not JSON: the body is not UTF-8 text"
+    if isinstance(exc, ValueError) and "digits" in str(exc):
+        return (
+            "not JSON this server reads: a number has more than "
+            f"{sys.get_int_max_str_digits()} digits"
+        )
+    return "not valid JSON"
+
+
+def client_address(request: Request) -> str:
+    """The client's address, as the rate limit counts it (uvicorn's, see the README)."""
+    return request.client.host if request.client else "?"
 
 
 def get_service(request: Request) -> GameService:
@@ -87,6 +109,7 @@ def seat_token(
 
 Service = Annotated[GameService, Depends(get_service)]
 Token = Annotated[str | None, Depends(seat_token)]
+Client = Annotated[str, Depends(client_address)]
 
 
 def base_url(request: Request) -> str:
@@ -103,10 +126,15 @@ async def meta() -> schemas.MetaOut:
 
 @router.post("/games", response_model=schemas.CreatedOut, status_code=201, responses=ERRORS)
 async def create_game(
-    body: schemas.CreateGameIn, request: Request, service: Service
+    body: schemas.CreateGameIn, request: Request, service: Service, client: Client
 ) -> schemas.CreatedOut:
-    """Create a game. The creator (when a name is given) takes the first person seat."""
-    return await service.create_game(body, base_url(request))
+    """Create a game. The creator (when a name is given) takes the first person seat.
+
+    A game created with `turn_limit` null gets the server's ceiling: it ends with no winner
+    when that turn ends (R23; see `/api/meta`). A table of bots only is refused with 429
+    `too-many-bot-tables` while as many as the server allows are playing (in all, or started
+    from this client's address)."""
+    return await service.create_game(body, base_url(request), client=client)
 
 
 @router.get("/invitations/{code}", response_model=schemas.LobbyOut, responses=ERRORS)
@@ -130,6 +158,11 @@ async def join(
     return await service.join(game_id, body, base_url(request))
 
 
+async def _state_response(service: GameService, state: schemas.StateOut) -> Response:
+    """The state as JSON, encoded by the service (off the event loop when it is long)."""
+    return Response(await service.encode(state), media_type="application/json")
+
+
 @router.get("/games/{game_id}/state", response_model=schemas.StateOut, responses=ERRORS)
 async def state(
     game_id: str,
@@ -137,34 +170,54 @@ async def state(
     service: Service,
     token: Token,
     events_from: Annotated[int, Query(ge=0, description=schemas.EVENTS_FROM)] = 0,
-) -> schemas.StateOut:
+) -> Response:
     """The seat's view (with its token) or the public view (without); with ``events_from``,
     only the events from that index on (a 422 beyond the game's events)."""
-    return await service.state(game_id, token, base_url(request), events_from)
+    answer = await service.state(game_id, token, base_url(request), events_from)
+    return await _state_response(service, answer)
 
 
 @router.post("/games/{game_id}/actions", response_model=schemas.StateOut, responses=ERRORS)
 async def act(
     game_id: str, body: schemas.ActionIn, request: Request, service: Service, token: Token
-) -> schemas.StateOut:
+) -> Response:
     """Play an action, made on game version ``version``; the state after it answers, with
     only the events from ``events_from`` on when given (checked before the action is made)."""
-    return await service.act(game_id, token, body, base_url(request))
+    answer = await service.act(game_id, token, body, base_url(request))
+    return await _state_response(service, answer)
 
 
-@router.get("/games/{game_id}/hint", response_model=schemas.HintOut, responses=ERRORS)
-async def hint(game_id: str, service: Service, token: Token) -> schemas.HintOut:
-    """The strong bot's suggestions for this seat's turn, with estimated win probabilities."""
-    return await service.hint(game_id, token)
+#: What the estimates' routes say of their bound.
+ESTIMATE_BUSY = (
+    "An estimate takes up to about a second of the server's one hint worker: a new one is "
+    "refused with 429 `estimate-busy` while the server, or this client's address, already waits "
+    "for as many as it allows (one under way for the same seat and version is shared)."
+)
 
 
-@router.get("/games/{game_id}/chances", response_model=schemas.ChancesOut, responses=ERRORS)
-async def chances(game_id: str, service: Service, token: Token) -> schemas.ChancesOut:
-    """This seat's estimated chance of winning: on its turn, or after its last turn.
+@router.get(
+    "/games/{game_id}/hint",
+    response_model=schemas.HintOut,
+    responses=ERRORS,
+    description="The strong bot's suggestions for this seat's turn, with estimated win "
+    f"probabilities.\n\n{ESTIMATE_BUSY}",
+)
+async def hint(game_id: str, service: Service, token: Token, client: Client) -> schemas.HintOut:
+    return await service.hint(game_id, token, client)
 
-    Computed once per game version and seat (then cached), from the seat's own view only.
-    """
-    return await service.chances(game_id, token)
+
+@router.get(
+    "/games/{game_id}/chances",
+    response_model=schemas.ChancesOut,
+    responses=ERRORS,
+    description="This seat's estimated chance of winning: on its turn, or after its last "
+    "turn.\n\nComputed once per game version and seat (then cached), from the seat's own view "
+    f"only. {ESTIMATE_BUSY}",
+)
+async def chances(
+    game_id: str, service: Service, token: Token, client: Client
+) -> schemas.ChancesOut:
+    return await service.chances(game_id, token, client)
 
 
 @router.post("/games/{game_id}/seats/{seat}/bot", response_model=schemas.LobbyOut, responses=ERRORS)
@@ -174,11 +227,14 @@ async def hand_to_bot(
     request: Request,
     service: Service,
     token: Token,
+    client: Client,
     body: schemas.HandOverIn | None = None,
 ) -> schemas.LobbyOut:
-    """Hand a seat to a bot: a free seat, your own, or one whose player stays away."""
+    """Hand a seat to a bot: a free seat, your own, or one whose player stays away. One that
+    leaves no person at the table makes it a table of bots only: 429 `too-many-bot-tables`
+    (and nothing changes) while as many as the server allows are playing."""
     level = body.level if body else "medium"
-    await service.hand_to_bot(game_id, token, seat, level)
+    await service.hand_to_bot(game_id, token, seat, level, client)
     return await service.lobby_of(game_id, base_url(request), token)
 
 
@@ -258,6 +314,15 @@ async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
     await websocket.send_json(message)
 
 
+async def _send_state(websocket: WebSocket, service: GameService, state: schemas.StateOut) -> None:
+    """Send ``{"type": "state", "state": ...}``, encoded by the service (off the event loop
+    when it is long); WebSocketDisconnect as :func:`_send`."""
+    text = '{"type":"state","state":' + await service.encode(state) + "}"
+    if websocket.application_state != WebSocketState.CONNECTED:
+        raise WebSocketDisconnect(1006)
+    await websocket.send_text(text)
+
+
 async def _receive_text(websocket: WebSocket) -> str | None:
     """The next frame's text; None for a binary frame. WebSocketDisconnect when the client left
     (as ``receive_text``, which fails on a binary frame instead)."""
@@ -269,11 +334,12 @@ async def _receive_text(websocket: WebSocket) -> str | None:
 
 
 def _parse(text: str) -> Any:
-    """JSON, or ValueError (also for nesting too deep to parse)."""
+    """JSON, or ServiceError 400 ``malformed-json`` saying what is wrong with it (also for
+    nesting too deep to parse, and a number too long)."""
     try:
         return json.loads(text)
-    except RecursionError as exc:
-        raise ValueError("nested too deeply") from exc
+    except (RecursionError, ValueError) as exc:
+        raise ServiceError(400, "malformed-json", describe_unparsable(exc)) from exc
 
 
 def _first_message(text: str | None) -> tuple[str | None, int]:
@@ -286,8 +352,8 @@ def _first_message(text: str | None) -> tuple[str | None, int]:
         raise ServiceError(400, "bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
     try:
         first = _parse(text)
-    except ValueError as exc:
-        raise ServiceError(400, "malformed-json", f"not valid JSON; {FIRST_MESSAGE}") from exc
+    except ServiceError as exc:
+        raise ServiceError(400, exc.code, f"{exc.message}; {FIRST_MESSAGE}") from exc
     if not isinstance(first, dict) or not {"token"} <= set(first) <= {"token", "events_from"}:
         raise ServiceError(400, "bad-request", FIRST_MESSAGE)
     token = first["token"]
@@ -354,7 +420,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 await _send(websocket, {"type": "error", **exc.body()})
                 await websocket.close(code=4000 + exc.status)
                 return
-            await _send(websocket, {"type": "state", "state": first_state.model_dump(mode="json")})
+            await _send_state(websocket, service, first_state)
             # How many of the game's events this connection was sent: each push sends the rest.
             sent = _events_through(first_state)
 
@@ -363,9 +429,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 async for notice in notices:
                     await service.refresh(notice)
                     state = await service.state_for(live, seat, base, sent, or_full=True)
-                    await _send(
-                        websocket, {"type": "state", "state": state.model_dump(mode="json")}
-                    )
+                    await _send_state(websocket, service, state)
                     sent = _events_through(state)
 
             limit = service.settings.rate_limit_per_minute
@@ -395,18 +459,20 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         continue
                     try:
                         message = _parse(text)
-                    except ValueError:
-                        await _send(websocket, _error("malformed-json", "not valid JSON"))
+                    except ServiceError as exc:
+                        await _send(websocket, {"type": "error", **exc.body()})
                         continue
                     kind = message.get("type") if isinstance(message, dict) else None
                     if kind == "ping":
                         await _send(websocket, {"type": "pong"})
                     elif kind == "action":
-                        # The fields of an HTTP action's body, checked and described the same way.
-                        fields = {k: message[k] for k in ("version", "action") if k in message}
+                        # The message but its type is an HTTP action's body, checked and
+                        # described the same way (a field too many, a bad events_from). The
+                        # new events come with the push: no state is built for the answer.
+                        fields = {k: v for k, v in message.items() if k != "type"}
                         try:
                             body = schemas.ActionIn.model_validate(fields)
-                            await service.act(game_id, token, body, base)
+                            await service.play(game_id, token, body)
                         except ServiceError as exc:
                             await _send(websocket, {"type": "error", **exc.body()})
                         except ValidationError as exc:

@@ -16,10 +16,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import schemas
-from .api import describe_invalid, router, ws_router
+from .api import describe_invalid, describe_unparsable, router, ws_router
 from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
 from .pubsub import PubSub
-from .service import GameService, ServiceError
+from .service import BOTS_ONLY_TURN_LIMIT, GameService, ServiceError
 from .settings import Settings
 from .storage import Store
 
@@ -54,6 +54,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=(
             "Play GoTown in the browser. Each seat has a secret token (header `X-Seat-Token`); "
             "without a token you see the public view. Live updates: WebSocket `/ws/games/{id}`."
+            "\n\nEvery game has an end: one created with `turn_limit` null gets the server's "
+            f"ceiling ({schemas.MAX_TURN_LIMIT} turns with a person's seat, "
+            f"{BOTS_ONLY_TURN_LIMIT} without), and the server ends it when that turn ends, with "
+            "no winner (R23). Requests to `/api/...` and WebSocket connections count against one "
+            "budget per client address (429 `too-many-requests`; a socket over it gets that "
+            "error and the close code 4429)."
         ),
         lifespan=lifespan,
     )
@@ -85,6 +91,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, (RecursionError, ValueError)):
+            # FastAPI's "There was an error parsing the body": JSON that json.loads refuses
+            # otherwise than as malformed (nested too deeply, a number too long, not UTF-8).
+            return JSONResponse(
+                {"error": {"code": "malformed-json", "message": describe_unparsable(cause)}},
+                status_code=400,
+            )
         return JSONResponse(
             {"error": {"code": f"http-{exc.status_code}", "message": str(exc.detail)}},
             status_code=exc.status_code,

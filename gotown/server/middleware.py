@@ -1,4 +1,5 @@
-"""Small ASGI middlewares: a cap on request bodies and a per-client request rate limit."""
+"""Small ASGI middlewares: a cap on request bodies and a per-client request rate limit (API
+requests and WebSocket connections)."""
 
 from __future__ import annotations
 
@@ -229,34 +230,58 @@ class ApiRateLimit:
                         "again", self.where)  # fmt: skip
 
 
-class RateLimitMiddleware:
-    """At most ``limit.per_minute`` API requests (paths under ``prefix``) per client address in
-    any 60-second window; more get 429 ``too-many-requests`` with a ``Retry-After`` header.
-    Pages, static files and WebSockets are not counted. See :class:`ApiRateLimit` for where the
-    counts live and what a Redis outage does (fail open)."""
+#: The close code of a WebSocket refused by the rate limit (4000 + the HTTP status, as the
+#: socket's other refusals).
+WS_TOO_MANY = 4429
 
-    def __init__(self, app: ASGIApp, limit: ApiRateLimit, prefix: str = "/api/") -> None:
+
+class RateLimitMiddleware:
+    """At most ``limit.per_minute`` API requests (paths under ``prefix``) and WebSocket
+    connections (paths under ``ws_prefix``) together per client address in any 60-second
+    window. A request more gets 429 ``too-many-requests`` with a ``Retry-After`` header; a
+    socket more is accepted, sent that error (``{"type": "error", "error": {...}}``) and closed
+    with the code 4429, its reason saying when to try again. Pages and static files are not
+    counted, nor the messages of an open socket (they have a limit per connection). See
+    :class:`ApiRateLimit` for where the counts live and what a Redis outage does (fail open)."""
+
+    def __init__(
+        self, app: ASGIApp, limit: ApiRateLimit, prefix: str = "/api/", ws_prefix: str = "/ws/"
+    ) -> None:
         self.app = app
         self.limit = limit
         self.prefix = prefix
+        self.ws_prefix = ws_prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            not self.limit.enabled
-            or scope["type"] != "http"
-            or not str(scope.get("path", "")).startswith(self.prefix)
-        ):
+        path = str(scope.get("path", ""))
+        counted = (scope["type"] == "http" and path.startswith(self.prefix)) or (
+            scope["type"] == "websocket" and path.startswith(self.ws_prefix)
+        )
+        if not self.limit.enabled or not counted:
             await self.app(scope, receive, send)
             return
         client: Any = scope.get("client")
         wait = await self.limit.hit(str(client[0]) if client else "?")
-        if wait is not None:
+        if wait is None:
+            await self.app(scope, receive, send)
+            return
+        message = (
+            f"more than {self.limit.per_minute} requests and connections in a minute: wait {wait} s"
+        )
+        if scope["type"] == "http":
             await _send_error(
                 send,
                 429,
                 "too-many-requests",
-                f"more than {self.limit.per_minute} requests in a minute: wait a moment",
+                message,
                 headers=[(b"retry-after", str(wait).encode())],
             )
             return
-        await self.app(scope, receive, send)
+        # A socket: accepted only to say why it closes (a refusal before the handshake is an
+        # HTTP 403 that a browser does not show).
+        if (await receive())["type"] != "websocket.connect":
+            return
+        error = {"type": "error", "error": {"code": "too-many-requests", "message": message}}
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": json.dumps(error)})
+        await send({"type": "websocket.close", "code": WS_TOO_MANY, "reason": message})

@@ -19,9 +19,12 @@ SeatKind = Literal["human", "bot"]
 #: too many values to find by trying them all against a hand.
 SEED_BITS = 63
 GameStatus = Literal["lobby", "playing", "over"]
-#: The most turns a game of this server may be limited to (R23 ``turn_limit``). The engine takes
-#: any number, but a game is stored and replayed action by action: a limit that never comes is no
-#: limit at all. A game of people takes some tens of turns; ten thousand is far beyond any of them.
+#: The most turns a game of this server may be limited to (R23 ``turn_limit``), and the ceiling
+#: of every game it creates: one created with no limit (null) and a person's seat gets this one,
+#: so that the server ends it at this turn with no winner (R23). The engine takes any number, but
+#: a game is stored and replayed action by action, and its every full state holds every event: a
+#: game without an end grows for ever. A game of people takes some tens of turns; ten thousand is
+#: far beyond any of them.
 MAX_TURN_LIMIT = 10_000
 
 
@@ -52,8 +55,10 @@ class CreateGameIn(_In):
     seats: list[SeatSpec] = Field(min_length=2, max_length=4)
     options: dict[str, Any] = Field(
         default_factory=dict,
-        description=f"R23 options; turn_limit: null (no limit) or 1 to {MAX_TURN_LIMIT} turns "
-        "(null becomes a limit when every seat is a bot: see /api/meta)",
+        description=f"R23 options; turn_limit: 1 to {MAX_TURN_LIMIT} turns, or null for the "
+        f"server's ceiling: {MAX_TURN_LIMIT} turns with a person's seat, fewer when every seat "
+        "is a bot (see /api/meta); the server ends the game when that turn ends, with no "
+        "winner (R23)",
     )
     language: Language = "en"
     name: str | None = Field(
@@ -87,7 +92,7 @@ EVENTS_FROM = (
 
 
 class ActionIn(_In):
-    version: int = Field(ge=0, description="the game version the action was made on")
+    version: int = Field(ge=0, strict=True, description="the game version the action was made on")
     action: dict[str, Any] = Field(
         description='an action in the FORMAT.md shape, e.g. {"type": "end-turn"}'
     )
@@ -232,7 +237,16 @@ class OptionOut(BaseModel):
         default=None,
         description="for an integer option without a list of choices: its greatest value",
     )
-    nullable: bool = Field(default=False, description="null is a value (for turn_limit: no limit)")
+    nullable: bool = Field(
+        default=False,
+        description="null may be sent (for turn_limit: the server's ceiling, people_default or "
+        "bots_only_default)",
+    )
+    people_default: Any = Field(
+        default=None,
+        description="what a game with a person's seat gets instead of null, when it differs "
+        "(for turn_limit: the server's ceiling; the server ends the game there with no winner)",
+    )
     bots_only_default: Any = Field(
         default=None,
         description="what a game whose every seat is a bot gets instead of null, when it differs",

@@ -22,6 +22,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import hashlib
@@ -85,6 +86,13 @@ DEFAULT_BOT_LEVELS = ("random", "easy", "medium", "hard", "expert")
 #: tournaments stop at the same 300 turns, far beyond the length of a game that is not stuck.
 BOTS_ONLY_TURN_LIMIT = 300
 
+#: A view whose events from the client's ``events_from`` on are at most this many is built in
+#: the event loop, from a copy without history (cheap). One with more is cut from the seat's
+#: full view, which is built once per game version and seat in the view worker (a full view
+#: holds every event: 2 MB and a tenth of a second after 20,000 actions), and the state holding
+#: it is encoded there too: the event loop never converts a long game's events.
+EVENTS_BUILT_IN_LOOP = 256
+
 
 class ServiceError(Exception):
     """A refusal, with an HTTP status, a short machine code and a sentence for people."""
@@ -144,6 +152,16 @@ class LiveGame:
     # seat (None: a spectator) -> the finished game's replay, built once: a game that is over
     # never changes, and a long one's replay takes a while to build (a future, shared as above).
     replays: dict[int | None, asyncio.Future[schemas.ReplayOut]] = field(default_factory=dict)
+    # (seat, version) -> the seat's full view (JSON) at that version, built once off the event
+    # loop (GameService.view_json); only the current version's are kept.
+    views: dict[tuple[int | None, int], asyncio.Future[dict[str, Any]]] = field(
+        default_factory=dict
+    )
+    # (seat, number of actions) -> the seat's last end of turn then (_last_turn_end), found
+    # once (chances); only the newest per seat is kept.
+    turn_ends: dict[tuple[int, int], asyncio.Future[Any]] = field(default_factory=dict)
+    # The client address that started this table of bots only (None: resumed at a start).
+    owner: str | None = None
     # When a request, an action or a socket last used it (time.monotonic()): an idle game is
     # dropped from memory (GameService.evict_idle).
     used: float = field(default_factory=time.monotonic)
@@ -216,6 +234,11 @@ def rebuild(stored: StoredGame) -> Game | None:
     return game
 
 
+def _full_view_json(game: Game, seat: int | None) -> dict[str, Any]:
+    """``game.view(seat)`` as JSON, every event included (``game.public_view()`` for None)."""
+    return game.view(seat).to_json()
+
+
 def _view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
     """``game.view(seat)`` as JSON with only the events from index ``start`` on, at the cost of
     those events only (``game.view`` converts every event so far). The view of a copy without
@@ -224,6 +247,12 @@ def _view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
     view = game.copy(history=False).view(seat).to_json()
     view["events"] = [event.to_json() for event in game.events(seat, start)]
     return view
+
+
+def _choose(bot: Any, game: Game, seat: int, legal: tuple[Action, ...]) -> Action:
+    """The bot's move from the seat's view (built here, in the bots' worker)."""
+    action: Action = bot.choose(game.view(seat), legal)
+    return action
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -249,6 +278,16 @@ class GameService:
         )
         # Hints and chances think in their own worker, so that they never hold up the bots.
         self._hint_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gotown-hint")
+        # Full views of long games and the states holding them are built and encoded here, off
+        # the event loop, and not in the threads the database calls use.
+        self._view_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-view")
+        # Estimates queued or under way (each counted once, however many wait for it): in all,
+        # and by the client address that started it.
+        self._estimates_pending = 0
+        self._estimates_by_client: collections.Counter[str] = collections.Counter()
+        # The tables of bots only whose bots play (or are about to) on this process: game id ->
+        # the client address that started them (None: resumed at a start).
+        self._bots_only: dict[str, str | None] = {}
         self._closing = False
         self._started = time.monotonic()
         self._started_wall = time.time()
@@ -268,8 +307,9 @@ class GameService:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Resume every running game: bots whose turn it is play on. Then, until
-        :meth:`close`, drop idle games from memory now and then."""
+        """Resume every running game: bots whose turn it is play on (at tables of bots only, at
+        most ``max_bots_only_tables`` of them, the newest first: the others stand still).
+        Then, until :meth:`close`, drop idle games from memory now and then."""
         for game_id in await self._db(self.store.game_ids_with_status, "playing"):
             try:
                 live = await self._live(game_id)
@@ -295,6 +335,7 @@ class GameService:
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._bots_only_executor.shutdown(wait=False, cancel_futures=True)
         self._hint_executor.shutdown(wait=False, cancel_futures=True)
+        self._view_executor.shutdown(wait=False, cancel_futures=True)
         if self._background:
             await asyncio.wait(set(self._background), timeout=5)
         if self.presence is not None:
@@ -487,8 +528,17 @@ class GameService:
     # --- creating and joining ----------------------------------------------------------------
 
     async def create_game(
-        self, spec: schemas.CreateGameIn, base_url: str, rematch_of: str | None = None
+        self,
+        spec: schemas.CreateGameIn,
+        base_url: str,
+        rematch_of: str | None = None,
+        client: str = "?",
     ) -> schemas.CreatedOut:
+        """Create a game (``client``: the address asking, for the bound on tables of bots
+        only). Left null, ``turn_limit`` becomes the server's ceiling (R23): its bound
+        :data:`~gotown.server.schemas.MAX_TURN_LIMIT` with a person's seat, the lower
+        :data:`BOTS_ONLY_TURN_LIMIT` without; it is stored in the game's options, so that the
+        record replays as it was played (a game stored before this ceiling keeps its null)."""
         if spec.seed is not None and not self.settings.allow_seed:
             # The seed deals every card: a player who chose it could see all the hands (R22).
             raise ServiceError(
@@ -519,9 +569,13 @@ class GameService:
                 f"option turn_limit: {options.turn_limit} is more than this server's "
                 f"{schemas.MAX_TURN_LIMIT} turns (R23)",
             )
-        if options.turn_limit is None and all(seat.kind == "bot" for seat in spec.seats):
-            options = dataclasses.replace(options, turn_limit=BOTS_ONLY_TURN_LIMIT)
+        bots_only = all(seat.kind == "bot" for seat in spec.seats)
+        if options.turn_limit is None:
+            ceiling = BOTS_ONLY_TURN_LIMIT if bots_only else schemas.MAX_TURN_LIMIT
+            options = dataclasses.replace(options, turn_limit=ceiling)
         game_id = secrets.token_urlsafe(8)
+        if bots_only:
+            self._reserve_bots_only(game_id, client)  # (refused before anything is stored)
         token: str | None = None
         creator_seat: int | None = None
         seats: list[StoredSeat] = []
@@ -546,11 +600,16 @@ class GameService:
             seats=seats,
             rematch_of=rematch_of,
         )
-        await self._db(self.store.create_game, stored)
-        live = await self._live(game_id)
-        if creator_seat is not None:
-            await self._mark_taken(live, creator_seat)
-        await self._maybe_start(live)
+        try:
+            await self._db(self.store.create_game, stored)
+            live = await self._live(game_id)
+            if bots_only:
+                live.owner = client
+            if creator_seat is not None:
+                await self._mark_taken(live, creator_seat)
+            await self._maybe_start(live)
+        finally:
+            self._release_bots_only(game_id)  # (unless its bots play)
         urls = self.urls(live, base_url)
         return schemas.CreatedOut(
             game_id=game_id,
@@ -678,7 +737,31 @@ class GameService:
                 f"events_from: {events_from} is not between 0 and the game's event count ({count})",
             )
 
-    def state_of(
+    async def view_json(
+        self, live: LiveGame, game: Game, seat: int | None, start: int = 0
+    ) -> dict[str, Any]:
+        """``game.view(seat)`` as JSON, with only the events from index ``start`` on. A few
+        events: built here, from a copy without history (:func:`_view_json`). More: cut from
+        the seat's full view at this version, built once in the view worker, off the event
+        loop, and kept until the game moves on (so that a flood of full states costs one)."""
+        if game.event_count - start <= EVENTS_BUILT_IN_LOOP:
+            return _view_json(game, seat, start)
+        version = game.version
+        loop = asyncio.get_running_loop()
+
+        def keep_this_version_only() -> None:
+            for key in [key for key in live.views if key[1] != version]:
+                live.views.pop(key, None)
+
+        full = await _shared(
+            live.views,
+            (seat, version),
+            lambda: loop.run_in_executor(self._view_executor, _full_view_json, game, seat),
+            keep_this_version_only,
+        )
+        return full if start == 0 else {**full, "events": full["events"][start:]}
+
+    async def state_for(
         self,
         live: LiveGame,
         seat: int | None,
@@ -688,9 +771,11 @@ class GameService:
         or_full: bool = False,
     ) -> schemas.StateOut:
         """The state for ``seat`` (None: a spectator), its view's events from index
-        ``events_from`` on. An ``events_from`` beyond the game's events is refused
-        (:meth:`check_events_from`), or with ``or_full`` answered with every event (a socket
-        whose game was reloaded behind what it was sent)."""
+        ``events_from`` on, with the presence of every process read first. An
+        ``events_from`` beyond the game's events is refused (:meth:`check_events_from`), or
+        with ``or_full`` answered with every event (a socket whose game was reloaded behind
+        what it was sent)."""
+        await self._read_presence(live)
         game = live.game
         if or_full and events_from > (0 if game is None else game.event_count):
             events_from = 0
@@ -706,10 +791,8 @@ class GameService:
                 events_from=0,
                 legal=[],
             )
-        if events_from == 0:
-            view = (game.public_view() if seat is None else game.view(seat)).to_json()
-        else:
-            view = _view_json(game, seat, events_from)
+        view = await self.view_json(live, game, seat, events_from)
+        # (The game may have moved on meanwhile: the state is all of the one its view is of.)
         legal: list[dict[str, Any]] = []
         if (
             seat is not None
@@ -720,7 +803,7 @@ class GameService:
             legal = [a.to_json() for a in game.legal_actions()]
         return schemas.StateOut(
             game_id=live.stored.id,
-            status=live.stored.status,  # type: ignore[arg-type]
+            status="over" if game.is_over else "playing",
             seat=seat,
             version=game.version,
             lobby=self.lobby(live, base_url, invited=seat is not None),
@@ -729,18 +812,13 @@ class GameService:
             legal=legal,
         )
 
-    async def state_for(
-        self,
-        live: LiveGame,
-        seat: int | None,
-        base_url: str,
-        events_from: int = 0,
-        *,
-        or_full: bool = False,
-    ) -> schemas.StateOut:
-        """:meth:`state_of` with the presence of every process read first."""
-        await self._read_presence(live)
-        return self.state_of(live, seat, base_url, events_from, or_full=or_full)
+    async def encode(self, state: schemas.StateOut) -> str:
+        """The state as JSON text; in the view worker when its view holds many events (2 MB
+        of them after 20,000 actions), so that the event loop never encodes a long game."""
+        if state.view is not None and len(state.view["events"]) > EVENTS_BUILT_IN_LOOP:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._view_executor, state.model_dump_json)
+        return state.model_dump_json()
 
     async def state(
         self, game_id: str, token: str | None, base_url: str, events_from: int = 0
@@ -765,6 +843,16 @@ class GameService:
     async def act(
         self, game_id: str, token: str | None, body: schemas.ActionIn, base_url: str
     ) -> schemas.StateOut:
+        """:meth:`play`, then the state after it, with the events from ``body.events_from``."""
+        live, seat = await self.play(game_id, token, body)
+        # Checked (before the action) against fewer events than the game has now.
+        return await self.state_for(live, seat, base_url, body.events_from, or_full=True)
+
+    async def play(
+        self, game_id: str, token: str | None, body: schemas.ActionIn
+    ) -> tuple[LiveGame, int]:
+        """Make an action and answer nothing but the game and the seat: a socket is sent the
+        new events by its push, and builds no state here."""
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
         # Once received, an action is made whole (stored, in memory, told, bots kicked) even
@@ -777,8 +865,7 @@ class GameService:
             with contextlib.suppress(Exception):
                 await task
             raise
-        # Checked (before the action) against fewer events than the game has now.
-        return await self.state_for(live, seat, base_url, body.events_from, or_full=True)
+        return live, seat
 
     async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
         async with live.lock:
@@ -872,7 +959,57 @@ class GameService:
             return
         if live.bot_task is not None and not live.bot_task.done():
             return
+        game_id = live.stored.id
+        if all(seat.kind == "bot" for seat in live.stored.seats) and game_id not in self._bots_only:
+            # Not reserved when it was created or handed over: resumed at a start.
+            try:
+                self._reserve_bots_only(game_id, live.owner)
+            except ServiceError as exc:
+                log.info("the bots of game %s stand still: %s", game_id, exc.message)
+                return
         live.bot_task = asyncio.get_running_loop().create_task(self._run_bots(live))
+        live.bot_task.add_done_callback(lambda _task: self._release_bots_only(game_id))
+
+    # --- tables of bots only -----------------------------------------------------------------
+    #
+    # Anyone may start a table of bots only, to watch it; each plays up to BOTS_ONLY_TURN_LIMIT
+    # turns, and is resumed at a start. So at most ``max_bots_only_tables`` of them play at once
+    # on this process (``max_bots_only_tables_per_client`` per client address): a place is
+    # held from the table's creation (or the hand-over that left it without a person) until
+    # its bots stop playing.
+
+    def _reserve_bots_only(self, game_id: str, client: str | None) -> None:
+        """Hold a place for the table of bots only ``game_id`` started by ``client`` (None: by
+        nobody, resumed); 429 ``too-many-bot-tables`` when none is left. Synchronous, so that
+        two requests cannot take the last place together."""
+        if game_id in self._bots_only:
+            return
+        limit = self.settings.max_bots_only_tables
+        if len(self._bots_only) >= limit:
+            raise ServiceError(
+                429,
+                "too-many-bot-tables",
+                f"{len(self._bots_only)} tables of bots only are playing on this server, its "
+                f"limit ({limit}): try again when one has ended",
+            )
+        if client is not None:
+            per_client = self.settings.max_bots_only_tables_per_client
+            mine = sum(1 for owner in self._bots_only.values() if owner == client)
+            if mine >= per_client:
+                raise ServiceError(
+                    429,
+                    "too-many-bot-tables",
+                    f"your address already has {mine} tables of bots only playing, the limit "
+                    f"per address ({per_client}): try again when one has ended",
+                )
+        self._bots_only[game_id] = client
+
+    def _release_bots_only(self, game_id: str) -> None:
+        """Give back the place of ``game_id`` unless its bots play."""
+        live = self._games.get(game_id)
+        if live is not None and live.bot_task is not None and not live.bot_task.done():
+            return
+        self._bots_only.pop(game_id, None)
 
     async def _run_bots(self, live: LiveGame) -> None:
         loop = asyncio.get_running_loop()
@@ -885,7 +1022,6 @@ class GameService:
                 return
             seat = game.active
             version = game.version
-            view = game.view(seat)
             legal = game.legal_actions()
             # A failing bot must not stall the table: it falls back to a seeded random move.
             fallback = legal[random.Random(live.stored.seed * 1009 + version).randrange(len(legal))]
@@ -893,7 +1029,9 @@ class GameService:
                 bot = self._bot_for(live, seat)
                 people = any(s.kind != "bot" for s in live.stored.seats)
                 executor = self._executor if people else self._bots_only_executor
-                action = await loop.run_in_executor(executor, bot.choose, view, legal)
+                # The view too (it holds every event) is built in the bots' worker, off the
+                # event loop: a game held in memory never changes once current.
+                action = await loop.run_in_executor(executor, _choose, bot, game, seat, legal)
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
                               live.stored.id)  # fmt: skip
@@ -944,12 +1082,21 @@ class GameService:
         return "moved"
 
     async def _estimate(
-        self, live: LiveGame, seat: int, version: int, kind: str, compute: Callable[[], T]
+        self,
+        live: LiveGame,
+        seat: int,
+        version: int,
+        kind: str,
+        compute: Callable[[], T],
+        client: str,
     ) -> T:
         """``compute()`` in the hint worker, at most once per (seat, version, kind): cached.
 
         Only the newest few answers per seat are kept, and a failed computation is forgotten
-        (so that it can be asked again).
+        (so that it can be asked again). A new computation is refused (429 ``estimate-busy``)
+        while ``max_pending_estimates`` are queued or under way, or
+        ``max_pending_estimates_per_client`` started by ``client``; one already under way is
+        shared with whoever asks for it.
         """
         loop = asyncio.get_running_loop()
 
@@ -958,26 +1105,56 @@ class GameService:
             for old in mine[: max(0, len(mine) - 4)]:
                 live.estimates.pop(old, None)
 
+        def start() -> asyncio.Future[T]:
+            self._admit_estimate(client)  # (raises before anything is queued)
+            future = loop.run_in_executor(self._hint_executor, compute)
+            future.add_done_callback(lambda _future: self._estimate_done(client))
+            return future
+
         try:
-            return await _shared(
-                live.estimates,
-                (seat, version, kind),
-                lambda: loop.run_in_executor(self._hint_executor, compute),
-                keep_the_newest,
-            )
-        except asyncio.CancelledError:
+            return await _shared(live.estimates, (seat, version, kind), start, keep_the_newest)
+        except (asyncio.CancelledError, ServiceError):
             raise
         except Exception as exc:
             log.exception("the estimate for seat %s failed in game %s", seat, live.stored.id)
             raise ServiceError(503, "estimate-failed", "the estimate failed: try again") from exc
 
+    def _admit_estimate(self, client: str) -> None:
+        """Count a new estimate of ``client``, or refuse it (429 ``estimate-busy``) when the
+        hint worker already has as many as it may queue, in all or for that address."""
+        limit = self.settings.max_pending_estimates
+        if self._estimates_pending >= limit:
+            raise ServiceError(
+                429,
+                "estimate-busy",
+                f"{self._estimates_pending} estimates are being computed on this server, its "
+                f"limit ({limit}): try again in a moment",
+            )
+        per_client = self.settings.max_pending_estimates_per_client
+        if self._estimates_by_client[client] >= per_client:
+            raise ServiceError(
+                429,
+                "estimate-busy",
+                f"your address already waits for {self._estimates_by_client[client]} "
+                f"estimates, the limit per address ({per_client}): try again when they are done",
+            )
+        self._estimates_pending += 1
+        self._estimates_by_client[client] += 1
+
+    def _estimate_done(self, client: str) -> None:
+        self._estimates_pending -= 1
+        self._estimates_by_client[client] -= 1
+        if self._estimates_by_client[client] <= 0:
+            del self._estimates_by_client[client]
+
     def _hints_now(self, live: LiveGame, seat: int, game: Game) -> Callable[[], Any]:
-        view, legal, version = game.view(seat), game.legal_actions(), game.version
+        """The hint's work, the seat's view included (built in the hint worker)."""
+        legal, version = game.legal_actions(), game.version
         hint_fn = bots_module().hint
         seed = self.settings.hint_seed + version
-        return lambda: [(a, float(p)) for a, p in hint_fn(view, legal, seed, 3)]
+        return lambda: [(a, float(p)) for a, p in hint_fn(game.view(seat), legal, seed, 3)]
 
-    async def hint(self, game_id: str, token: str | None) -> schemas.HintOut:
+    async def hint(self, game_id: str, token: str | None, client: str = "?") -> schemas.HintOut:
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
         game = live.game
@@ -987,20 +1164,23 @@ class GameService:
             raise ServiceError(409, "not-your-turn", "hints are for your own turn")
         version = game.version
         result = await self._estimate(
-            live, seat, version, "hint", self._hints_now(live, seat, game)
+            live, seat, version, "hint", self._hints_now(live, seat, game), client
         )
         return schemas.HintOut(
             version=version,
             hints=[schemas.HintItem(action=a.to_json(), win_probability=p) for a, p in result],
         )
 
-    async def chances(self, game_id: str, token: str | None) -> schemas.ChancesOut:
+    async def chances(
+        self, game_id: str, token: str | None, client: str = "?"
+    ) -> schemas.ChancesOut:
         """The seat's estimated chance of winning, for its own eyes only.
 
         On its turn: the best action's estimate now (shared with the hint). Otherwise: the
         estimate of ending its last turn, made on the position just before it ended (the search
         only ever looks from the seat to act, and only through that seat's view). Each is
-        computed once per game version and seat.
+        computed once per game version and seat, and so is where the seat's last turn ended
+        (a replay of the game: once per number of actions).
         """
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
@@ -1012,15 +1192,13 @@ class GameService:
         if game.active == seat:
             version = game.version
             hints = await self._estimate(
-                live, seat, version, "hint", self._hints_now(live, seat, game)
+                live, seat, version, "hint", self._hints_now(live, seat, game), client
             )
             p = hints[0][1] if hints else None
             return schemas.ChancesOut(
                 version=game.version, basis="turn", of_version=version, win_probability=p
             )
-        stored = live.stored
-        actions = list(stored.actions)
-        found = await asyncio.to_thread(_last_turn_end, stored, actions, seat)
+        found = await self._last_turn_end_of(live, seat)
         if found is None:
             return schemas.ChancesOut(
                 version=game.version, basis="none", of_version=None, win_probability=None
@@ -1033,9 +1211,29 @@ class GameService:
             result = hint_fn(view, (end,), seed, 1)
             return float(result[0][1]) if result else None
 
-        p_after = await self._estimate(live, seat, version, "after-turn", after_turn)
+        p_after = await self._estimate(live, seat, version, "after-turn", after_turn, client)
         return schemas.ChancesOut(
             version=game.version, basis="after-turn", of_version=version, win_probability=p_after
+        )
+
+    async def _last_turn_end_of(self, live: LiveGame, seat: int) -> Any:
+        """:func:`_last_turn_end` of the game as it is now, in the view worker, found once per
+        (seat, number of actions): only the newest is kept for each seat."""
+        stored = live.stored
+        actions = list(stored.actions)
+        loop = asyncio.get_running_loop()
+
+        def keep_the_newest() -> None:
+            for key in [key for key in live.turn_ends if key[0] == seat and key[1] != len(actions)]:
+                live.turn_ends.pop(key, None)
+
+        return await _shared(
+            live.turn_ends,
+            (seat, len(actions)),
+            lambda: loop.run_in_executor(
+                self._view_executor, _last_turn_end, stored, actions, seat
+            ),
+            keep_the_newest,
         )
 
     # --- presence, hand-over -----------------------------------------------------------------
@@ -1225,9 +1423,19 @@ class GameService:
             )
 
     async def hand_to_bot(
-        self, game_id: str, token: str | None, seat: int, level: str
+        self, game_id: str, token: str | None, seat: int, level: str, client: str = "?"
     ) -> schemas.LobbyOut:
-        """Another seated person hands a seat that stays away (or a free seat) to a bot."""
+        """Another seated person hands a seat that stays away (or a free seat) to a bot. One
+        that leaves no person's seat makes a table of bots only: it needs a place among them
+        (429 ``too-many-bot-tables``, and nothing changes, when none is left)."""
+        try:
+            return await self._hand_to_bot(game_id, token, seat, level, client)
+        finally:
+            self._release_bots_only(game_id)  # (unless its bots play)
+
+    async def _hand_to_bot(
+        self, game_id: str, token: str | None, seat: int, level: str, client: str
+    ) -> schemas.LobbyOut:
         live = await self._current(game_id)
         me = self._require_seat(live, token)
         self._check_seat_number(live, seat, 404)
@@ -1255,6 +1463,10 @@ class GameService:
                 # while this decided, or waited for the lock.
                 if live.stored.status == "over":
                     raise ServiceError(409, "game-over", "the game is over")
+                others = (s for s in live.stored.seats if s.seat != seat)
+                if all(s.kind == "bot" for s in others) and game_id not in self._bots_only:
+                    self._reserve_bots_only(game_id, client)
+                    live.owner = client
                 if await self._db(self.store.set_seat_kind, game_id, seat, "bot", level, was):
                     stored_seat = live.stored.seats[seat]
                     stored_seat.kind, stored_seat.level = "bot", level

@@ -48,6 +48,19 @@ class Settings:
     unused for this long (checked every ``min(60, idle_game_seconds / 2)`` seconds); the next
     request loads it from the database again, as after a restart. Keep it well beyond the
     time a request takes."""
+    max_pending_estimates: int = 8
+    """Hint and chances estimates (each up to about a second of the one hint worker) queued or
+    under way at once on this process; one more gets 429 ``estimate-busy``. An estimate that
+    is already under way for the same seat and version is shared, and counts once."""
+    max_pending_estimates_per_client: int = 2
+    """The same bound for the estimates one client address started."""
+    max_bots_only_tables: int = 4
+    """Tables of bots only whose bots play at once on this process (anyone may start one, to
+    watch; each plays up to ``BOTS_ONLY_TURN_LIMIT`` turns): one more is refused with 429
+    ``too-many-bot-tables``, and at a restart only this many are resumed (the newest first); the
+    others stand still. 0: no table of bots only."""
+    max_bots_only_tables_per_client: int = 2
+    """The same bound for the tables of bots only one client address started."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -58,6 +71,12 @@ class Settings:
             raise ValueError("presence_ttl must be > 0")
         if self.idle_game_seconds <= 0:
             raise ValueError("idle_game_seconds must be > 0")
+        for name in ("max_pending_estimates", "max_pending_estimates_per_client"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        for name in ("max_bots_only_tables", "max_bots_only_tables_per_client"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -76,6 +95,15 @@ class Settings:
             values["allow_seed"] = env["GOTOWN_ALLOW_SEED"].lower() in ("1", "true", "yes")
         if env.get("GOTOWN_IDLE_GAME_SECONDS"):
             values["idle_game_seconds"] = float(env["GOTOWN_IDLE_GAME_SECONDS"])
+        for name in (
+            "max_pending_estimates",
+            "max_pending_estimates_per_client",
+            "max_bots_only_tables",
+            "max_bots_only_tables_per_client",
+        ):
+            variable = f"GOTOWN_{name.upper()}"
+            if env.get(variable):
+                values[name] = int(env[variable])
         if env.get("GOTOWN_PUBLIC_BASE_URL"):
             values["public_base_url"] = env["GOTOWN_PUBLIC_BASE_URL"]
         values.update({k: v for k, v in overrides.items() if v is not None})

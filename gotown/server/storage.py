@@ -285,8 +285,14 @@ class Store:
             return s.scalar(select(GameRow.id).where(GameRow.invite_code == code))
 
     def game_ids_with_status(self, status: str) -> list[str]:
+        """The ids of the games with this status, the newest first."""
         with self.session() as s:
-            return list(s.scalars(select(GameRow.id).where(GameRow.status == status)).all())
+            query = (
+                select(GameRow.id)
+                .where(GameRow.status == status)
+                .order_by(GameRow.created_at.desc(), GameRow.id)
+            )
+            return list(s.scalars(query).all())
 
     def set_status(self, game_id: str, status: str, was: str | None = None) -> bool:
         """Set the status (only if it is ``was`` now, when given); False when it was not."""

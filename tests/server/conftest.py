@@ -100,12 +100,16 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
+    # Tests start tables of bots only as they please, and ask for estimates one at a time:
+    # the bounds on them are tested with their own settings.
     return Settings(
         database_url=database_url,
         bot_delay=0,
         rate_limit_per_minute=0,
         absent_seconds=0,
         allow_seed=True,
+        max_bots_only_tables=1000,
+        max_bots_only_tables_per_client=1000,
     )
 
 

@@ -67,6 +67,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         bot_delay=0.05,
         rate_limit_per_minute=0,
         absent_seconds=ABSENT_SECONDS,
+        max_bots_only_tables=1000,
+        max_bots_only_tables_per_client=1000,
     )
     port = _free_port()
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")

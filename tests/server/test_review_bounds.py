@@ -279,13 +279,14 @@ def test_the_bound_itself_is_accepted(client: TestClient) -> None:
     assert _options(client, ["human", "bot"], {"turn_limit": limit})["turn_limit"] == limit
 
 
-def test_a_table_of_bots_only_gets_a_turn_limit_and_people_keep_none(client: TestClient) -> None:
+def test_a_table_of_bots_only_gets_a_turn_limit_and_people_the_ceiling(client: TestClient) -> None:
     assert _options(client, ["bot", "bot"], {})["turn_limit"] == BOTS_ONLY_TURN_LIMIT
     assert _options(client, ["bot"] * 4, {"turn_limit": None})["turn_limit"] == 300
     assert _options(client, ["bot", "bot", "bot"], {"turn_limit": 40})["turn_limit"] == 40
-    # A person at the table: no limit unless asked for (somebody can walk away).
-    assert _options(client, ["human", "bot"], {})["turn_limit"] is None
-    assert _options(client, ["human", "human"], {"turn_limit": None})["turn_limit"] is None
+    # A person at the table: the server's ceiling unless asked for less (R23).
+    ceiling = schemas.MAX_TURN_LIMIT
+    assert _options(client, ["human", "bot"], {})["turn_limit"] == ceiling
+    assert _options(client, ["human", "human"], {"turn_limit": None})["turn_limit"] == ceiling
     assert _options(client, ["human", "bot", "bot"], {"turn_limit": 12})["turn_limit"] == 12
 
 
@@ -299,8 +300,8 @@ def test_a_table_of_bots_only_plays_to_an_end(client: TestClient) -> None:
 def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
     # Seed 835 (4 floors): two medium bots reach, within 10 actions, two hands of 8 cards that
     # can do nothing (R7b, R21), at seat 0's turn. A person who hands their seat to a bot
-    # leaves a table of bots with no turn limit: it must stand still there, not store ended
-    # turns for ever.
+    # leaves a table of bots with the ceiling of a game of people (or none, for a game stored
+    # before the ceiling): it must stand still there, not store ten thousand ended turns.
     gid, tokens = new_game(client, ["bot", "human"], seed=835, level="medium")
     me = tokens[1]
     r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
@@ -308,7 +309,8 @@ def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
     live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
     assert bots_idle(live), "the bots went on ending turns in a deadlock"
     st = state(client, gid, me)
-    assert st["status"] == "playing" and st["lobby"]["options"]["turn_limit"] is None
+    assert st["status"] == "playing"
+    assert st["lobby"]["options"]["turn_limit"] == schemas.MAX_TURN_LIMIT
     assert st["view"]["hand_sizes"] == [8, 8] and live.game.is_deadlocked()
     assert st["view"]["active"] == 0
     time.sleep(0.2)
