@@ -687,23 +687,80 @@ def plot_formats() -> list[str]:
 
 
 def write_plot(result: TournamentResult, path: str) -> None:
-    """A bar chart of the win rates (with 95% intervals) and the mean think times."""
+    """Three panels: each entry's win rate with its 95% interval (and the share of games
+    nobody won); every decision's think time, as a box on a log scale (median, quartiles,
+    whiskers at the 5th and 95th percentiles, the mean as a dot, a line at 1 s); and the win
+    rates over the games in the order they were dealt, each with its 95% band, to show that
+    the estimate had settled."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [s.name for s in result.entries]
-    rates = [100 * s.win_rate for s in result.entries]
-    low = [100 * (s.win_rate - s.ci_low) for s in result.entries]
-    high = [100 * (s.ci_high - s.win_rate) for s in result.entries]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
-    left.bar(names, rates, yerr=[low, high], capsize=4, color="#4c78a8")
-    left.axhline(100 / result.players, color="grey", linestyle="--", linewidth=1)
-    left.set_ylabel("win rate (%)")
-    left.set_title(f"{result.games} games, {result.players} players")
-    right.bar(names, [s.mean_think_ms for s in result.entries], color="#f58518")
-    right.set_ylabel("mean think time per decision (ms)")
+    entries = result.entries
+    names = [s.name for s in entries]
+    colors = [f"C{i}" for i in range(len(entries))]
+    fig, (rates_ax, times_ax, runs_ax) = plt.subplots(
+        1, 3, figsize=(13.5, 3.9), gridspec_kw={"width_ratios": [1, 1, 1.3]}
+    )
+
+    rates = [100 * s.win_rate for s in entries]
+    low = [100 * (s.win_rate - s.ci_low) for s in entries]
+    high = [100 * (s.ci_high - s.win_rate) for s in entries]
+    rates_ax.bar(names, rates, yerr=[low, high], capsize=4, color=colors)
+    rates_ax.axhline(100 / result.players, color="grey", linestyle="--", linewidth=1)
+    rates_ax.set_ylabel("win rate (%), 95% interval")
+    share = 100 * result.no_winner / result.games if result.games else 0.0
+    rates_ax.set_title(
+        f"{result.games} games, {result.players} players; no winner {share:.1f}%", fontsize=10
+    )
+    rates_ax.tick_params(axis="x", labelrotation=15 if len(entries) > 2 else 0)
+
+    floor_ms = 1e-3  # a decision measured as 0 still shows, at a microsecond
+    per_entry = [
+        [max(floor_ms, 1000.0 * t) for r in result.results if r.times for t in r.times[e]]
+        or [floor_ms]
+        for e in range(len(entries))
+    ]
+    boxes = times_ax.boxplot(
+        per_entry,
+        whis=(5, 95),
+        showfliers=False,
+        showmeans=True,
+        meanprops={"marker": "o", "markerfacecolor": "black", "markeredgecolor": "black"},
+        medianprops={"color": "black"},
+        patch_artist=True,
+    )
+    for box, color in zip(boxes["boxes"], colors, strict=True):
+        box.set_facecolor(color)
+        box.set_alpha(0.6)
+    times_ax.set_xticks(range(1, len(names) + 1), names)
+    times_ax.tick_params(axis="x", labelrotation=15 if len(entries) > 2 else 0)
+    times_ax.set_yscale("log")
+    times_ax.axhline(1000.0, color="grey", linestyle=":", linewidth=1)
+    times_ax.text(0.55, 1000.0, " 1 s", va="bottom", fontsize=8, color="grey")
+    times_ax.set_ylabel("think time per decision (ms)")
+    times_ax.set_title("every decision: median, quartiles, 5 to 95%, mean (dot)", fontsize=10)
+
+    ordered = sorted(result.results, key=lambda r: r.index)
+    counts = range(1, len(ordered) + 1)
+    for e, (name, color) in enumerate(zip(names, colors, strict=True)):
+        wins = 0
+        line, band_low, band_high = [], [], []
+        for n, game in zip(counts, ordered, strict=True):
+            wins += game.winner == e
+            lo, hi = wilson(wins, n)
+            line.append(100 * wins / n)
+            band_low.append(100 * lo)
+            band_high.append(100 * hi)
+        runs_ax.plot(counts, line, color=color, label=name, linewidth=1.2)
+        runs_ax.fill_between(counts, band_low, band_high, color=color, alpha=0.15, linewidth=0)
+    runs_ax.axhline(100 / result.players, color="grey", linestyle="--", linewidth=1)
+    runs_ax.set_xlabel("games played (in the order dealt)")
+    runs_ax.set_ylabel("win rate so far (%)")
+    runs_ax.set_ylim(0, 100)
+    runs_ax.legend(fontsize=8, loc="upper right")
+    runs_ax.set_title("the estimate as games were added", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -29,6 +30,7 @@ from gotown.analysis.tournament import (
     seatings,
     summarise,
     wilson,
+    write_plot,
 )
 from gotown.cli import main
 from gotown.engine import Action, Game, Options, View
@@ -662,3 +664,35 @@ def test_the_spec_is_what_the_results_file_holds_and_resume_checks() -> None:
     assert _outcomes(load_results(data, specs, 5, 300)[0]) == _outcomes(result.results)
     with pytest.raises(ValueError, match="lineup"):
         load_results(data, ["easy", "random"], 5, 300)
+
+
+def test_the_plot_shows_rates_think_times_and_the_running_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import matplotlib.figure
+
+    result = run_tournament(["easy", "random", "medium"], games=9, seed=3, workers=1)
+    saved: list[matplotlib.figure.Figure] = []
+    real_savefig = matplotlib.figure.Figure.savefig
+
+    def keep(figure: matplotlib.figure.Figure, *args: Any, **kwargs: Any) -> None:
+        saved.append(figure)
+        real_savefig(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    write_plot(result, str(tmp_path / "t.png"))
+    assert (tmp_path / "t.png").stat().st_size > 0
+    rates, times, running = saved[0].axes
+    bars = [round(p.get_height(), 6) for p in rates.patches]
+    assert bars == [round(100 * e.win_rate, 6) for e in result.entries]
+    assert "no winner" in rates.get_title()
+    assert times.get_yscale() == "log"  # microseconds and seconds on one axis
+    assert [t.get_text() for t in times.get_xticklabels()] == ["easy", "random", "medium"]
+    curves = [
+        line for line in running.get_lines() if line.get_label() in ("easy", "random", "medium")
+    ]
+    assert len(curves) == 3
+    for curve, entry in zip(curves, result.entries, strict=True):
+        xs, ys = curve.get_data()
+        assert list(xs) == list(range(1, 10))  # one point per game, in the order dealt
+        assert ys[-1] == pytest.approx(100 * entry.win_rate)  # ends at the final rate
