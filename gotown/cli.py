@@ -131,8 +131,9 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
                    "seed, turn limit and options must be the ones it was played "
                    "with.")  # fmt: skip
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
-              help="Write a bar chart of win rates and think times (the extension names "
-                   "the format: png, svg, pdf, ...).")  # fmt: skip
+              help="Write a plot: win rates with their 95% intervals, every decision's "
+                   "think time (log scale), and the win rates as the games were added (the "
+                   "extension names the format: png, svg, pdf, ...).")  # fmt: skip
 @click.option("--max-seconds", type=click.FloatRange(1), default=None,
               help="Start no game after this many seconds (the table reports the first games "
                    "in whole blocks of as many games as players; --json keeps them "
