@@ -178,16 +178,14 @@ def tournament(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from .analysis.report import format_table, plot_formats, write_plot
     from .analysis.tournament import (
         GameResult,
         code_fingerprint,
-        format_table,
         load_results,
-        plot_formats,
         results_json,
         rule_options,
         run_tournament,
-        write_plot,
     )
     from .bots import parse_bot_spec
 

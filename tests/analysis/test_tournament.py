@@ -17,12 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 import gotown.analysis.tournament as tournament_module
+from gotown.analysis.report import format_table, write_plot
 from gotown.analysis.tournament import (
     RESULTS_FORMAT,
     GameResult,
     bot_seed,
     entry_names,
-    format_table,
     load_results,
     results_json,
     rule_options,
@@ -30,7 +30,6 @@ from gotown.analysis.tournament import (
     seatings,
     summarise,
     wilson,
-    write_plot,
 )
 from gotown.cli import main
 from gotown.engine import Action, Game, Options, View
@@ -696,3 +695,20 @@ def test_the_plot_shows_rates_think_times_and_the_running_estimate(
         xs, ys = curve.get_data()
         assert list(xs) == list(range(1, 10))  # one point per game, in the order dealt
         assert ys[-1] == pytest.approx(100 * entry.win_rate)  # ends at the final rate
+
+
+def test_the_fingerprint_covers_the_games_code_but_not_the_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[str] = []
+    real_read_bytes = Path.read_bytes
+
+    def recording(path: Path) -> bytes:
+        read.append(f"{path.parent.name}/{path.name}")
+        return real_read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", recording)
+    tournament_module.code_fingerprint.__wrapped__()  # (the cached one read the files once)
+    assert {"engine/game.py", "bots/ismcts.py", "analysis/tournament.py"} <= set(read)
+    # A new table or plot does not stop a tournament played in parts from going on.
+    assert "analysis/report.py" not in read
