@@ -115,8 +115,9 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True,
               help="Turns after which a game ends with no winner (R23). A deadlocked game "
-                   "(hands of 8 that can do nothing, R7b) ends at once, also without a "
-                   "winner; the summary counts the two apart.")  # fmt: skip
+                   "(no hand can draw, R7b or R9, and nobody can do anything but end the "
+                   "turn, R21) ends at once, also without a winner; the summary counts the "
+                   "two apart.")  # fmt: skip
 @click.option("--option", "rule_option_texts", metavar="NAME=VALUE", multiple=True,
               help="An R23 rule option for every game, VALUE read as JSON when it parses: "
                    "win_floors=4, dog_placement=any, milkshake_blocks_refill=false. "
@@ -156,11 +157,13 @@ def tournament(
     """Play GAMES games between BOTS (levels: random, easy, medium, hard, expert).
 
     A bot may carry parameters, LEVEL:NAME=VALUE[,NAME=VALUE...]: hard and expert take
-    iterations, work (simulated actions per decision, replacing the cap for 3 or 4 players),
-    seconds (a time cap: it makes the choices depend on the machine's speed and load),
-    exploration, epsilon (0 to 1) and rollout_turns; easy and medium take noise (0 to 1, the
-    share of random moves). Example: `gotown tournament hard:iterations=2000 hard`. A bot is
-    named as written (the same one twice: hard, hard#2).
+    iterations, work (a cap on simulated actions per decision, whatever the number of
+    players; by default only 3 or 4 players have one), seconds (a time cap: it makes the
+    choices depend on the machine's speed and load), exploration, epsilon (0 to 1) and
+    rollout_turns; easy and medium take noise (0 to 1, the share of random moves). Example:
+    `gotown tournament hard:iterations=2000 hard`. A bot is named by its spec written one
+    way (parameters in that order, a level's own values left out: hard:iterations=1000 is
+    hard), and the same one twice as hard, hard#2.
 
     Seat orders are rotated over the bots (a repeated bot is reported, and rotated, as
     separate bots: medium, medium#2): every block of as many games as players seats each bot
@@ -187,13 +190,12 @@ def tournament(
         rule_options,
         run_tournament,
     )
-    from .bots import parse_bot_spec
+    from .bots import canonical_spec
 
-    for spec in bots:
-        try:
-            parse_bot_spec(spec)
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="BOTS") from None
+    try:  # one name per bot however its spec is written (what --resume compares)
+        specs = [canonical_spec(spec) for spec in bots]
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="BOTS") from None
     given: dict[str, object] = {}
     for text in rule_option_texts:
         name, equals, value = text.partition("=")
@@ -205,14 +207,17 @@ def tournament(
             given[name] = json.loads(value)
         except json.JSONDecodeError:
             given[name] = value  # a bare word: dog_placement=any
+        except RecursionError:
+            raise click.BadParameter(f"option {name}: its JSON is nested too deeply",
+                                     param_hint="--option") from None  # fmt: skip
     try:
         options = rule_options(given)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--option") from None
-    count = players or len(bots)
-    if len(bots) > count:
-        raise click.BadParameter(f"{len(bots)} bots for {count} seats", param_hint="BOTS")
-    lineup = list(bots) + [bots[-1]] * (count - len(bots))
+    count = players or len(specs)
+    if len(specs) > count:
+        raise click.BadParameter(f"{len(specs)} bots for {count} seats", param_hint="BOTS")
+    lineup = specs + [specs[-1]] * (count - len(specs))
     if not 2 <= count <= 4:
         raise click.BadParameter(  # only without --players, which is 2 to 4
             f"{count} seat{'s' * (count > 1)} (one per bot, no --players): a game needs 2 to 4 "

@@ -67,6 +67,7 @@ def write_plot(result: TournamentResult, path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     entries = result.entries
     names = [s.name for s in entries]
@@ -83,18 +84,23 @@ def write_plot(result: TournamentResult, path: str) -> None:
     rates_ax.set_ylabel("win rate (%), 95% interval")
     share = 100 * result.no_winner / result.games if result.games else 0.0
     rates_ax.set_title(
-        f"{result.games} games, {result.players} players; no winner {share:.1f}%", fontsize=10
+        f"{result.games} game{'s' * (result.games != 1)}, {result.players} players; "
+        f"no winner {share:.1f}%",
+        fontsize=10,
     )
-    rates_ax.tick_params(axis="x", labelrotation=15 if len(entries) > 2 else 0)
+    # A long spec (hard:iterations=2000,epsilon=0.2) is shown a parameter a line.
+    labels = [n.replace(":", ":\n").replace(",", ",\n") if len(n) > 12 else n for n in names]
+    rates_ax.set_xticks(range(len(names)), labels, fontsize=8 if len(names) > 2 else None)
 
-    floor_ms = 1e-3  # a decision measured as 0 still shows, at a microsecond
+    floor_ms = 1e-4  # a decision measured as 0 still shows, at a tenth of a microsecond
     per_entry = [
         [max(floor_ms, 1000.0 * t) for r in result.results if r.times for t in r.times[e]]
-        or [floor_ms]
         for e in range(len(entries))
     ]
+    shown = [e for e, times in enumerate(per_entry) if times]
     boxes = times_ax.boxplot(
-        per_entry,
+        [per_entry[e] for e in shown],
+        positions=[e + 1 for e in shown],
         whis=(5, 95),
         showfliers=False,
         showmeans=True,
@@ -102,12 +108,16 @@ def write_plot(result: TournamentResult, path: str) -> None:
         medianprops={"color": "black"},
         patch_artist=True,
     )
-    for box, color in zip(boxes["boxes"], colors, strict=True):
-        box.set_facecolor(color)
+    for box, e in zip(boxes["boxes"], shown, strict=True):
+        box.set_facecolor(colors[e])
         box.set_alpha(0.6)
-    times_ax.set_xticks(range(1, len(names) + 1), names)
-    times_ax.tick_params(axis="x", labelrotation=15 if len(entries) > 2 else 0)
     times_ax.set_yscale("log")
+    times_ax.set_xlim(0.5, len(names) + 0.5)
+    for e in range(len(entries)):
+        if not per_entry[e]:  # (a bot whose turn never came)
+            times_ax.text(e + 1, 1.0, "no decisions", ha="center", va="center", fontsize=8,
+                          color="grey")  # fmt: skip
+    times_ax.set_xticks(range(1, len(names) + 1), labels, fontsize=8 if len(names) > 2 else None)
     times_ax.axhline(1000.0, color="grey", linestyle=":", linewidth=1)
     times_ax.text(0.55, 1000.0, " 1 s", va="bottom", fontsize=8, color="grey")
     times_ax.set_ylabel("think time per decision (ms)")
@@ -115,7 +125,7 @@ def write_plot(result: TournamentResult, path: str) -> None:
 
     ordered = sorted(result.results, key=lambda r: r.index)
     counts = range(1, len(ordered) + 1)
-    for e, (name, color) in enumerate(zip(names, colors, strict=True)):
+    for e, color in enumerate(colors):
         wins = 0
         line, band_low, band_high = [], [], []
         for n, game in zip(counts, ordered, strict=True):
@@ -124,13 +134,18 @@ def write_plot(result: TournamentResult, path: str) -> None:
             line.append(100 * wins / n)
             band_low.append(100 * lo)
             band_high.append(100 * hi)
-        runs_ax.plot(counts, line, color=color, label=name, linewidth=1.2)
+        few = len(ordered) <= 30  # (a line through a point or two is hard to see)
+        runs_ax.plot(counts, line, color=color, label=labels[e], linewidth=1.2,
+                     marker="o" if few else None, markersize=3)  # fmt: skip
         runs_ax.fill_between(counts, band_low, band_high, color=color, alpha=0.15, linewidth=0)
     runs_ax.axhline(100 / result.players, color="grey", linestyle="--", linewidth=1)
     runs_ax.set_xlabel("games played (in the order dealt)")
     runs_ax.set_ylabel("win rate so far (%)")
     runs_ax.set_ylim(0, 100)
-    runs_ax.legend(fontsize=8, loc="upper right")
+    runs_ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    if len(ordered) <= 30:
+        runs_ax.set_xlim(0.5, len(ordered) + 0.5)
+    runs_ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     runs_ax.set_title("the estimate as games were added", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -31,7 +31,9 @@ the same bot as :func:`make_bot`.
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,17 +88,21 @@ class BotParameter:
         return f"a number {'above' if self.above else 'from'} {self.least:g}"
 
     def parse(self, text: str) -> int | float | None:
-        """The value that ``text`` gives, or None when it is not one allowed."""
-        try:
-            value = int(text) if self.whole else float(text)
-        except ValueError:
+        """The value that ``text`` gives, or None when it is not one allowed. Plain ASCII
+        digits only (``2000``, ``0.25``, ``.5``, ``1e-3``): Python would also read ``+20``,
+        ``2_0`` or other scripts' digits, which would make one value many specs."""
+        if not (_WHOLE if self.whole else _NUMBER).fullmatch(text):
             return None
+        value = int(text) if self.whole else float(text)
         if not math.isfinite(value) or value < self.least or (self.above and value == self.least):
             return None
         if self.most is not None and value > self.most:
             return None
         return value
 
+
+_WHOLE = re.compile(r"[0-9]+")
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 _SEARCH_PARAMETERS = {
     "iterations": BotParameter(whole=True, least=1),
@@ -156,6 +162,41 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, int | float]]:
     return level, params
 
 
+def _level_defaults(level: str) -> dict[str, int | float | None]:
+    """The values a level gives the parameters a spec may set (None: no number, e.g. no time
+    cap; ``work`` is left out: its default is one cap per player count)."""
+    if level in ("easy", "medium"):
+        return {"noise": EASY_NOISE if level == "easy" else 0.0}
+    if level in ("hard", "expert"):
+        defaults = {
+            name: parameter.default
+            for name, parameter in inspect.signature(SearchBot.__init__).parameters.items()
+            if name in _SEARCH_PARAMETERS and name != "work"
+        }
+        iterations = HARD_ITERATIONS if level == "hard" else EXPERT_ITERATIONS
+        return {**defaults, "iterations": iterations, "rollout_turns": None}
+    return {}
+
+
+def canonical_spec(spec: str) -> str:
+    """The one way of writing the bot that ``spec`` gives (checked as by
+    :func:`parse_bot_spec`): its parameters in the order of :data:`BOT_PARAMETERS`, numbers
+    written plainly, and those equal to the level's own value left out. So
+    ``hard:epsilon=0.2,iterations=2000`` and ``hard:iterations=2000,epsilon=0.20`` are both
+    ``hard:iterations=2000,epsilon=0.2``, and ``medium:noise=0`` is ``medium``."""
+    level, params = parse_bot_spec(spec)
+    defaults = _level_defaults(level)
+    parts = [
+        f"{name}={value:.15g}"
+        for name in BOT_PARAMETERS[level]
+        if name in params and (value := params[name]) != defaults.get(name, _NO_DEFAULT)
+    ]
+    return f"{level}:{','.join(parts)}" if parts else level
+
+
+_NO_DEFAULT = object()
+
+
 def bot_from_spec(spec: str, seed: int) -> Bot:
     """A new bot from a spec (:func:`parse_bot_spec`), reproducible from ``seed``; a plain level
     gives the bot :func:`make_bot` gives. Its name is the spec."""
@@ -210,6 +251,7 @@ __all__ = [
     "RuleBot",
     "SearchBot",
     "bot_from_spec",
+    "canonical_spec",
     "hashed_seed",
     "hint",
     "make_bot",

@@ -712,3 +712,37 @@ def test_the_fingerprint_covers_the_games_code_but_not_the_report(
     assert {"engine/game.py", "bots/ismcts.py", "analysis/tournament.py"} <= set(read)
     # A new table or plot does not stop a tournament played in parts from going on.
     assert "analysis/report.py" not in read
+
+
+def test_think_times_survive_a_save_to_a_tenth_of_a_microsecond() -> None:
+    game = GameResult(index=0, seats=(0, 1), winner=0, ending="win", turns=3, actions=5,
+                      think=(6.4e-6, 0.25), decisions=(2, 1),
+                      times=((3.2e-6, 3.2e-6), (0.25,)))  # fmt: skip
+    text = results_json(["easy", "hard"], 0, 300, [game])
+    (loaded,), _ = load_results(json.loads(text), ["easy", "hard"], 0, 300)
+    assert loaded.times[0] == pytest.approx((3.2e-6, 3.2e-6), abs=1e-7)  # not rounded to 0
+    assert loaded.times[1] == pytest.approx((0.25,))
+
+
+def test_the_plot_leaves_a_bot_without_decisions_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import matplotlib.figure
+
+    games = [GameResult(index=i, seats=(0, 1) if i % 2 == 0 else (1, 0), winner=None,
+                        ending="turn-limit", turns=1, actions=1, think=(1e-5, 0.0),
+                        decisions=(1, 0), times=((1e-5,), ())) for i in range(2)]  # fmt: skip
+    result = summarise(["easy", "random"], games, 1.0, 1, 0, 1)
+    saved: list[matplotlib.figure.Figure] = []
+    real_savefig = matplotlib.figure.Figure.savefig
+
+    def keep(figure: matplotlib.figure.Figure, *args: Any, **kwargs: Any) -> None:
+        saved.append(figure)
+        real_savefig(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    write_plot(result, str(tmp_path / "t.png"))
+    times = saved[0].axes[1]
+    assert [t.get_text() for t in times.texts if "decisions" in t.get_text()] == ["no decisions"]
+    boxes = [p for p in times.patches if p.get_facecolor()[3] > 0]
+    assert len(boxes) == 1  # easy's only: no box made up for random

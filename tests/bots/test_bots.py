@@ -707,3 +707,35 @@ def test_noise_is_the_share_of_random_moves_of_a_rule_bot() -> None:
         wild = {bots.bot_from_spec(f"{level}:noise=1", s).choose(view, legal) for s in range(30)}
         assert calm == {win}, level
         assert len(wild) > 3 and wild <= set(legal), level
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("hard:epsilon=0.2,iterations=2000", "hard:iterations=2000,epsilon=0.2"),
+        ("hard:iterations=2000,epsilon=0.20", "hard:iterations=2000,epsilon=0.2"),
+        ("hard:iterations=1000", "hard"),  # the level's own budget
+        ("hard:exploration=0.7,seconds=2.5", "hard:seconds=2.5"),
+        ("expert:iterations=1000", "expert:iterations=1000"),
+        ("medium:noise=0", "medium"),
+        ("easy:noise=0.1", "easy"),
+        ("easy:noise=.05", "easy:noise=0.05"),
+        ("hard:work=5000,iterations=0020", "hard:iterations=20,work=5000"),
+        ("random", "random"),
+    ],
+)
+def test_a_bot_spec_has_one_canonical_writing(written: str, canonical: str) -> None:
+    assert bots.canonical_spec(written) == canonical
+    assert bots.canonical_spec(canonical) == canonical
+    assert bots.parse_bot_spec(written)[0] == bots.parse_bot_spec(canonical)[0]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["hard:iterations=+20", "hard:iterations=2_0", "hard:iterations=\uff12\uff10",
+     "easy:noise=\u0660.\u0661", "hard:iterations= 20", "hard:epsilon=1e400"],
+)  # fmt: skip
+def test_a_bot_spec_number_is_plain_ascii(spec: str) -> None:
+    # Python's int() and float() read all of these; each would be one more name for a value.
+    with pytest.raises(ValueError, match="must be"):
+        bots.parse_bot_spec(spec)

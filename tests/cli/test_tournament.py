@@ -262,3 +262,31 @@ def test_the_help_tells_the_bot_parameters_and_rule_options() -> None:
                   "depend on the machine's speed", "--option NAME=VALUE", "win_floors=4",
                   "Deadlocked", "R7b"):  # fmt: skip
         assert words.lower() in text.lower(), words
+
+
+def test_a_bot_is_named_and_resumed_by_its_canonical_spec(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    args = ["--games", "2", "--turn-limit", "6", "--json", str(out)]
+    result = _run("easy:noise=0.50", "medium:noise=0", *args)
+    assert result.exit_code == 0, result.output
+    assert "| easy:noise=0.5 |" in result.output and "| medium |" in result.output
+    assert json.loads(out.read_text())["lineup"] == ["easy:noise=0.5", "medium"]
+    result = _run("easy:noise=.5", "medium", "--games", "4", *args[2:], "--resume")
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["games"] == 4
+
+
+def test_an_option_nested_too_deeply_is_a_usage_error(no_game: list[int]) -> None:
+    _assert_usage_error(_run("easy", "random", "--option", "bone_targets=" + "[" * 100_000),
+                        "--option", "nested too deeply")  # fmt: skip
+
+
+def test_saved_options_with_a_default_spelled_out_resume(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    args = ["--games", "2", "--turn-limit", "6", "--json", str(out)]
+    assert _run("easy", "random", *args).exit_code == 0
+    data = json.loads(out.read_text())
+    data["options"] = {"dog_placement": "own"}  # the default, written out by another tool
+    out.write_text(json.dumps(data))
+    result = _run("easy", "random", "--games", "4", *args[2:], "--resume")
+    assert result.exit_code == 0, result.output
