@@ -238,14 +238,14 @@ def load_results(
     written = data.get("format")
     if written != RESULTS_FORMAT:
         if written is None:  # the files before format 3 said none
-            written, since = f"older than {min(FORMAT_CHANGES)}", 0
-        else:
-            since = written if _is_count(written) else 0
+            shown, since = f"older than {min(FORMAT_CHANGES)}", 0
+        else:  # (repr: a format "4" written as text is not format 4)
+            shown, since = repr(written), written if _is_count(written) else 0
         changes = (
             "; ".join(c for n, c in FORMAT_CHANGES.items() if n > since) or "the file's is newer"
         )
         raise ValueError(
-            f"the file is in results format {written!r}, this version plays format "
+            f"the file is in results format {shown}, this version plays format "
             f"{RESULTS_FORMAT} ({changes}): its games cannot be continued; start a new --json "
             "file"
         )
@@ -261,7 +261,7 @@ def load_results(
             if key == "options":
                 saved = data.get(key)
                 with contextlib.suppress(ValueError, TypeError, AttributeError):
-                    if rule_options(saved) == value:
+                    if isinstance(saved, dict) and rule_options(saved) == value:
                         continue  # the same options, written otherwise (a default spelled out)
                 raise ValueError(_options_difference(saved, value))
             if key == "fingerprint":
