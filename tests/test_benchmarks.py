@@ -246,3 +246,26 @@ def test_the_calibration_benchmark_prints_its_bins_and_plots(tmp_path: Path) -> 
     assert "searched decisions in 2 games" in result.output
     assert "Brier score" in result.output
     assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_no_hold_builds_the_pair_that_medium_keeps() -> None:
+    # R11: the floor 2+7 is stolen by a 2 or a 7; medium keeps the pair whatever the
+    # opponent really holds (it counts cards), the no-hold rule builds it.
+    holding = _load("holding_by_players")
+    from gotown.bots import make_bot
+
+    for opponent in (["4", "4", "5", "6", "6", "7"], ["4"] * 4 + ["5"] * 2):
+        game = _position(opponent)
+        view, legal = game.view(0), game.legal_actions()
+        assert make_bot("medium", 1).choose(view, legal) == parse_action("end")
+        assert holding.NoHold(1).choose(view, legal) == parse_action("2+7")
+
+
+def test_holding_by_players_prints_both_measurements() -> None:
+    holding = _load("holding_by_players")
+    result = CliRunner().invoke(holding.main, ["--players", "3", "--games", "3", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "the holder's edge" in result.output and "the table's game" in result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│ 3 ")]
+    assert len(rows) == 4  # medium and no-hold, in each table
+    assert {row.split("│")[2].strip() for row in rows} == {"medium", "no-hold"}
