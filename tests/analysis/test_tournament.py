@@ -665,12 +665,10 @@ def test_the_spec_is_what_the_results_file_holds_and_resume_checks() -> None:
         load_results(data, ["easy", "random"], 5, 300)
 
 
-def test_the_plot_shows_rates_think_times_and_the_running_estimate(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _plotted(result: Any, path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The matplotlib figure that write_plot saves to ``path`` (it writes the file too)."""
     import matplotlib.figure
 
-    result = run_tournament(["easy", "random", "medium"], games=9, seed=3, workers=1)
     saved: list[matplotlib.figure.Figure] = []
     real_savefig = matplotlib.figure.Figure.savefig
 
@@ -679,9 +677,18 @@ def test_the_plot_shows_rates_think_times_and_the_running_estimate(
         real_savefig(figure, *args, **kwargs)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    write_plot(result, str(tmp_path / "t.png"))
+    write_plot(result, str(path))
+    (figure,) = saved
+    return figure
+
+
+def test_the_plot_shows_rates_think_times_and_the_running_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_tournament(["easy", "random", "medium"], games=9, seed=3, workers=1)
+    figure = _plotted(result, tmp_path / "t.png", monkeypatch)
     assert (tmp_path / "t.png").stat().st_size > 0
-    rates, times, running = saved[0].axes
+    rates, times, running = figure.axes
     bars = [round(p.get_height(), 6) for p in rates.patches]
     assert bars == [round(100 * e.win_rate, 6) for e in result.entries]
     assert "no winner" in rates.get_title()
@@ -727,22 +734,12 @@ def test_think_times_survive_a_save_to_a_tenth_of_a_microsecond() -> None:
 def test_the_plot_leaves_a_bot_without_decisions_empty(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import matplotlib.figure
-
     games = [GameResult(index=i, seats=(0, 1) if i % 2 == 0 else (1, 0), winner=None,
                         ending="turn-limit", turns=1, actions=1, think=(1e-5, 0.0),
                         decisions=(1, 0), times=((1e-5,), ())) for i in range(2)]  # fmt: skip
     result = summarise(["easy", "random"], games, 1.0, 1, 0, 1)
-    saved: list[matplotlib.figure.Figure] = []
-    real_savefig = matplotlib.figure.Figure.savefig
-
-    def keep(figure: matplotlib.figure.Figure, *args: Any, **kwargs: Any) -> None:
-        saved.append(figure)
-        real_savefig(figure, *args, **kwargs)
-
-    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    write_plot(result, str(tmp_path / "t.png"))
-    times = saved[0].axes[1]
+    figure = _plotted(result, tmp_path / "t.png", monkeypatch)
+    times = figure.axes[1]
     assert [t.get_text() for t in times.texts if "decisions" in t.get_text()] == ["no decisions"]
     boxes = [p for p in times.patches if p.get_facecolor()[3] > 0]
     assert len(boxes) == 1  # easy's only: no box made up for random
