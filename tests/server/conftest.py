@@ -180,6 +180,22 @@ def state(
     return data
 
 
+def play_one(client: TestClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:
+    """One action (:func:`choose`) of the seat to act, over HTTP; answers the new version."""
+    public = state(client, game_id)
+    assert public["status"] == "playing", "the game ended too soon for this test"
+    active = public["view"]["active"]
+    mine = state(client, game_id, tokens[active])
+    r = client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": mine["version"], "action": choose(mine["legal"], rng)},
+        headers=auth(tokens[active]),
+    )
+    assert r.status_code == 200, r.text
+    version: int = r.json()["version"]
+    return version
+
+
 def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     """A quick player: builds and steals first, other cards sometimes, else ends the turn."""
     builds = [a for a in legal if a["type"] in ("build", "steal")]

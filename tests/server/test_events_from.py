@@ -17,7 +17,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.server.pubsub import Notice
 
-from .conftest import auth, choose, new_game, state
+from .conftest import auth, new_game, play_one, state
 
 
 def _play(
@@ -26,16 +26,7 @@ def _play(
     """Make ``actions`` actions over HTTP, each by the seat whose turn it is."""
     rng = random.Random(seed)
     for _ in range(actions):
-        public = state(client, gid)
-        assert public["status"] == "playing", "the game ended too soon for this test"
-        seat = public["view"]["active"]
-        mine = state(client, gid, tokens[seat])
-        r = client.post(
-            f"/api/games/{gid}/actions",
-            json={"version": mine["version"], "action": choose(mine["legal"], rng)},
-            headers=auth(tokens[seat]),
-        )
-        assert r.status_code == 200, r.text
+        play_one(client, gid, tokens, rng)
 
 
 def _state_from(client: TestClient, gid: str, token: str | None, events_from: Any) -> Any:

@@ -15,7 +15,17 @@ from gotown.server.pubsub import Notice
 from gotown.server.service import GameService, hash_token
 from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL, auth, bots_idle, choose, invite_code, new_game, running, state
+from .conftest import (
+    REDIS_URL,
+    auth,
+    bots_idle,
+    choose,
+    invite_code,
+    new_game,
+    play_one,
+    running,
+    state,
+)
 from .test_presence import _hand_over, _refused, _state_where
 
 
@@ -31,20 +41,6 @@ def _lose_notices(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> None:
         return None
 
     monkeypatch.setattr(_service(client).pubsub, "publish", lost)
-
-
-def _play(client: TestClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:
-    """One action of the seat to act, through ``client``'s REST API; answers the new version."""
-    active = state(client, game_id)["view"]["active"]
-    mine = state(client, game_id, tokens[active])
-    r = client.post(
-        f"/api/games/{game_id}/actions",
-        json={"version": mine["version"], "action": choose(mine["legal"], rng)},
-        headers=auth(tokens[active]),
-    )
-    assert r.status_code == 200, r.text
-    version: int = r.json()["version"]
-    return version
 
 
 def _lobby(client: TestClient, game_id: str) -> dict[str, Any]:
@@ -63,7 +59,7 @@ def test_a_process_that_read_a_game_follows_actions_made_on_another(settings: Se
         assert _lobby(one, gid)["status"] == "playing"
         rng = random.Random(5)
         for _ in range(3):
-            version = _play(two, gid, tokens, rng)
+            version = play_one(two, gid, tokens, rng)
         assert version == 3
         # One answers with the other's changes...
         seen = state(one, gid)
@@ -72,11 +68,11 @@ def test_a_process_that_read_a_game_follows_actions_made_on_another(settings: Se
         for seat in (0, 1):
             assert state(one, gid, tokens[seat])["view"] == state(two, gid, tokens[seat])["view"]
         # ...and accepts an action made on the version it showed (no "stale-version").
-        assert _play(one, gid, tokens, rng) == 4
+        assert play_one(one, gid, tokens, rng) == 4
         assert state(two, gid)["version"] == 4
         # Back and forth: each process takes the other's last move into account.
-        assert _play(two, gid, tokens, rng) == 5
-        assert _play(one, gid, tokens, rng) == 6
+        assert play_one(two, gid, tokens, rng) == 5
+        assert play_one(one, gid, tokens, rng) == 6
 
 
 def test_a_lost_notice_does_not_make_a_current_version_stale(
@@ -92,17 +88,17 @@ def test_a_lost_notice_does_not_make_a_current_version_stale(
             assert _state_where(ws)["version"] == 0
             _lose_notices(monkeypatch, two)
             rng = random.Random(6)
-            assert _play(two, gid, tokens, rng) == 1
-            assert _play(two, gid, tokens, rng) == 2
+            assert play_one(two, gid, tokens, rng) == 1
+            assert play_one(two, gid, tokens, rng) == 2
             assert state(one, gid)["version"] == 2
             # The request that found the change also told one's sockets.
             pushed = _state_where(ws, lambda st: st["version"] == 2)
             assert pushed["view"] == state(two, gid, events_from=pushed["events_from"])["view"]
-            assert _play(one, gid, tokens, rng) == 3
+            assert play_one(one, gid, tokens, rng) == 3
             assert state(two, gid)["version"] == 3
             # An action whose version one has never seen (it was played on two, unheard of):
             # accepted, not refused as stale.
-            assert _play(two, gid, tokens, rng) == 4
+            assert play_one(two, gid, tokens, rng) == 4
             active = state(two, gid)["view"]["active"]
             mine = state(two, gid, tokens[active])
             r = one.post(
