@@ -3,16 +3,19 @@
 ``medium`` keeps a pair in hand while an opponent would probably steal its new floor (R11),
 until a dog can guard it or its hand is full (``gotown.bots.rules``). The rule was tuned with
 two players. With more opponents some one of them nearly always holds a stealing card, so the
-rule keeps pairs far longer. For each player count given, two measurements:
+rule keeps pairs far longer. ``medium`` holds with 2 and 3 players and builds every pair at
+once with 4 (``RuleBot.HOLDING_PLAYERS``). For each player count given, two measurements:
 
-- **the holder's edge**: one seat plays the line's rule, the others ``medium``; the line's seat
-  rotates (game ``i``: seat ``i % players``). Win rate of that seat, par being 1/players; the
-  two lines play the same deals;
+- **the holder's edge**: one seat plays the line's rule, the others ``medium`` as shipped; the
+  line's seat rotates (game ``i``: seat ``i % players``). Win rate of that seat, par being
+  1/players; the two lines play the same deals. The line whose rule is ``medium``'s own at
+  that player count (``hold`` with 3, ``no-hold`` with 4) is the self-play control;
 - **the table's game**: every seat plays the line's rule: game length (mean and median turns)
   and the games that reach the turn limit (300) or deadlock (R7b), which people at a table
   with these bots would sit through.
 
-Rules: ``medium``, and ``no-hold`` (``medium`` building every pair at once).
+Rules: ``hold`` (``medium``'s holding at every player count) and ``no-hold`` (``medium``
+building every pair at once).
 
     .venv/bin/python benchmarks/holding_by_players.py --players 3 --players 4 --games 600
 """
@@ -35,8 +38,17 @@ from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot
 from gotown.engine import Action, Game, View
 
-RULES = ("medium", "no-hold")
+RULES = ("hold", "no-hold")
 TURN_LIMIT = 300
+
+
+class Hold(RuleBot):
+    """``medium``, keeping stealable pairs at every player count."""
+
+    HOLDING_PLAYERS = 4
+
+    def __init__(self, seed: int) -> None:
+        super().__init__("hold", seed, careful=True)
 
 
 class NoHold(RuleBot):
@@ -50,7 +62,9 @@ class NoHold(RuleBot):
 
 
 def _bot(rule: str, seed: int) -> Bot:
-    return make_bot("medium", seed) if rule == "medium" else NoHold(seed)
+    if rule == "medium":
+        return make_bot("medium", seed)
+    return Hold(seed) if rule == "hold" else NoHold(seed)
 
 
 def play(task: tuple[str, str, int, int, int]) -> tuple[bool, int, str]:

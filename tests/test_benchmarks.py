@@ -267,5 +267,25 @@ def test_holding_by_players_prints_both_measurements() -> None:
     assert result.exit_code == 0, result.output
     assert "the holder's edge" in result.output and "the table's game" in result.output
     rows = [line for line in result.output.splitlines() if line.startswith("│ 3 ")]
-    assert len(rows) == 4  # medium and no-hold, in each table
-    assert {row.split("│")[2].strip() for row in rows} == {"medium", "no-hold"}
+    assert len(rows) == 4  # hold and no-hold, in each table
+    assert {row.split("│")[2].strip() for row in rows} == {"hold", "no-hold"}
+
+
+def test_the_hold_rule_keeps_with_four_players_the_pair_medium_builds() -> None:
+    # R11: three opponents, so some one of them probably steals a 2+7 floor: medium builds it
+    # all the same with four players, the benchmark's hold rule (medium's at 2 and 3) keeps it.
+    holding = _load("holding_by_players")
+    from gotown.bots import make_bot
+
+    game = Game.from_position(
+        {
+            "players": 4,
+            "active": 0,
+            "hands": [["2", "7", "1", "1", "3"], ["4", "4", "5", "6"], ["1", "3", "4"], ["5", "6"]],
+            "towers": [[], [], [], []],
+            "milkshakes": [0, 0, 0, 0],
+        }
+    )
+    view, legal = game.view(0), game.legal_actions()
+    assert make_bot("medium", 1).choose(view, legal) == parse_action("2+7")
+    assert holding.Hold(1).choose(view, legal) == parse_action("end")

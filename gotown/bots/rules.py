@@ -15,10 +15,11 @@ that steals its floor (card counting over what the view shows), and builds it on
 guarded (a dog in hand), once the hand is full (8 cards: no more draws), or when no opponent
 acts before its next turn (a donut truck on the table, every opponent with a pending
 milkshake). Against the earlier ``medium``, which held a pair only in narrower cases, this
-alone won 59% of 6,000 games. Its other care is in the order and the aim: a thief first (the
-card it brings may build), steals before builds, joker floors after number floors, the dog
-after the builds (on the new top floor), the wrecking ball kept while a jack-hammer can do the
-job.
+alone won 59% of 6,000 games. With four players it builds every pair at once: with three
+opponents, holding gained nothing measurable and made games three times as long. Its other
+care is in the order and the aim: a thief first (the card it brings may build), steals before
+builds, joker floors after number floors, the dog after the builds (on the new top floor), the
+wrecking ball kept while a jack-hammer can do the job.
 
 The scoring reads a *table*: any object with the attributes of :class:`Table` (a
 :class:`~gotown.engine.Game` has them, so rollouts score straight on the game; a view is
@@ -214,9 +215,17 @@ class RuleBot:
                 best.append(action)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
+    #: With more players than this, a careful player builds every pair at once: some one of
+    #: three opponents nearly always holds a stealing card, so holding waits for a dog or a
+    #: full hand, won the holder nothing measurable and tripled the games' length
+    #: (``benchmarks/holding_by_players.py``).
+    HOLDING_PLAYERS = 3
+
     def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure | None:
         """The steal risks that decide which pairs to keep (None: build every pair)."""
-        return _Exposure(view) if self._careful else None
+        if not self._careful or view.players > self.HOLDING_PLAYERS:
+            return None
+        return _Exposure(view)
 
 
 class _Exposure:

@@ -372,6 +372,27 @@ def test_medium_builds_the_pair_when_the_floor_is_safe_or_must_be_built(
     assert _medium_choice(game) == parse_action("2+7"), why
 
 
+@pytest.mark.parametrize(("players", "expected"), [(3, "end"), (4, "2+7")])
+def test_medium_holds_pairs_with_up_to_three_players_and_builds_at_once_with_four(
+    players: int, expected: str
+) -> None:
+    # The same hand and the same opponents' hands: with two opponents medium keeps the 2+7
+    # pair (an opponent would probably steal its floor, R11); with three it builds it, since
+    # some opponent nearly always can (benchmarks/holding_by_players.py).
+    others = [["4", "4", "5", "6", "6", "8"], ["1", "3", "4", "5", "6", "8"], ["1", "4", "5", "6"]]
+    game = Game.from_position(
+        {
+            "players": players,
+            "active": 0,
+            "hands": [["2", "7", "1", "1", "3"], *others[: players - 1]],
+            "towers": [[] for _ in range(players)],
+            "milkshakes": [0] * players,
+        }
+    )
+    assert game.is_legal(parse_action("2+7"))
+    assert _medium_choice(game) == parse_action(expected)
+
+
 def _medium_game_until(condition: Callable[[Game], bool], seed: int) -> Game | None:
     """A 2-player game between medium players, stopped at the first position where
     ``condition`` holds (None if the game ends first)."""
