@@ -403,6 +403,9 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
             f"document.documentElement.lang === '{lang}' && "
             f"document.querySelector('#create-title')?.textContent === '{title}'"
         )
+    # the bot levels are explained under the seats, and each level picker points to it
+    assert page.get_attribute("#seat-level-1", "aria-describedby") == "levels-help"
+    assert "Experte" in (page.text_content("#levels-help") or "")
     _no_sideways_scroll(page)  # German has the longest option labels
     _shot(page, "13-home-phone-de")
     page.goto(server_url + "/rules/nl")

@@ -43,6 +43,22 @@ def test_every_literal_key_used_by_the_page_exists() -> None:
     assert used and used <= set(english), sorted(used - set(english))
 
 
+def test_the_levels_help_names_each_level_as_the_picker_does() -> None:
+    """The home page explains the bot levels under the seat pickers: in every language it names
+    each level with the picker's own word, weakest first (gotown.bots.LEVELS)."""
+    from gotown.bots import LEVELS
+
+    for lang in LANGUAGES:
+        strings = _strings(lang)
+        places = []
+        for level in LEVELS:
+            name = strings[f"level_{level}"]
+            found = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", strings["levels_help"])
+            assert found, (lang, level, name)
+            places.append(found.start())
+        assert places == sorted(places), lang
+
+
 SOFT_HYPHEN = "\u00ad"
 
 

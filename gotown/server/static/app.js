@@ -210,7 +210,7 @@ function renderHome(app) {
         h("option", { value: "human" }, t("person")), h("option", { value: "bot" }, t("bot")));
       kind.value = i === 0 ? "human" : specs[i].kind;
       kind.disabled = i === 0;
-      const level = h("select", { id: "seat-level-" + i, "aria-label": t("bot_level") },
+      const level = h("select", { id: "seat-level-" + i, "aria-label": t("bot_level"), "aria-describedby": "levels-help" },
         ...LEVELS.map((l) => h("option", { value: l }, t("level_" + l))));
       level.value = specs[i].level || "medium";
       level.hidden = kind.value !== "bot";
@@ -260,6 +260,7 @@ function renderHome(app) {
     h("div", { class: "field" }, h("label", { for: "name" }, t("your_name")), name),
     h("div", { class: "field" }, h("label", { for: "players" }, t("players")), players),
     seatsBox,
+    h("p", { id: "levels-help", class: "help" }, t("levels_help")),
     h("div", { class: "field" }, h("label", { for: "game-lang" }, t("language")), gameLang),
     optionsBox,
     h("button", { class: "primary", type: "submit", id: "create-btn" }, t("create")),
