@@ -215,10 +215,10 @@ class RuleBot:
                 best.append(action)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
-    #: With more players than this, a careful player builds every pair at once: some one of
-    #: three opponents nearly always holds a stealing card, so holding waits for a dog or a
-    #: full hand, won the holder nothing measurable and tripled the games' length
-    #: (``benchmarks/holding_by_players.py``).
+    #: With more players than this, a careful player builds every pair at once. Against three
+    #: opponents one of them nearly always holds a card that steals the new floor, so a kept
+    #: pair waited for a dog or a full hand: keeping won nothing measurable and made games
+    #: three times as long (``benchmarks/holding_by_players.py``).
     HOLDING_PLAYERS = 3
 
     def _exposure(self, view: View, legal_actions: Sequence[Action]) -> _Exposure | None:
