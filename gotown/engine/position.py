@@ -81,9 +81,10 @@ def game_from_position(data: Any) -> Game:
     if fp != "random" and not int(fp) < players:
         raise InvalidPositionError(f"option first_player: {fp} is not a seat of {players} (R23)")
     limit = options.turn_limit
-    if limit is not None and game.turn > limit and not data.get("over", False):
+    if limit is not None and game.turn > limit:
         raise InvalidPositionError(
-            f"turn {game.turn} is past turn_limit {limit}: the game would be over (R23)"
+            f"turn {game.turn} is past turn_limit {limit}: the game ends when turn {limit}"
+            " ends (R23)"
         )
     game.seed = _int(data, "seed", 0)
 
@@ -148,6 +149,16 @@ def game_from_position(data: Any) -> Game:
         raise InvalidPositionError(f"winner {winner!r} is not a seat")
     if winner is not None:
         over = True
+        if len(game.towers[winner]) < options.win_floors:
+            raise InvalidPositionError(
+                f"winner {winner} has {len(game.towers[winner])} floors: a game is won with"
+                f" {options.win_floors} (R20)"
+            )
+    elif over and game.turn != limit:
+        why = "it sets no turn_limit" if limit is None else f"turn {game.turn} is not {limit}"
+        raise InvalidPositionError(
+            f"a game over without a winner ends as its turn_limit's turn ends (R23), and {why}"
+        )
     for seat, tower in enumerate(game.towers):
         if len(tower) >= options.win_floors and winner != seat:
             raise InvalidPositionError(

@@ -173,6 +173,13 @@ BASE: dict[str, Any] = {"players": 2, "active": 0, "hands": [[], []], "towers": 
         ({"options": {"first_player": 2}}, "R23"),
         ({"turn": 4, "options": {"turn_limit": 3}}, "R23"),
         ({"towers": [[["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]], []]}, "R20"),
+        # A winner has built its last floor (R20); a game ends without one only at its turn
+        # limit, as turn N ends (R23).
+        ({"winner": 1}, "R20"),
+        ({"winner": 0, "towers": [[["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]], []]}, "R20"),
+        ({"over": True}, "R23"),
+        ({"over": True, "turn": 2, "options": {"turn_limit": 3}}, "R23"),
+        ({"over": True, "turn": 4, "options": {"turn_limit": 3}}, "R23"),
     ],
 )
 def test_invalid_positions_name_the_problem(change: dict[str, Any], problem: str) -> None:
@@ -369,6 +376,11 @@ def test_positions_that_the_rules_allow_stay_valid() -> None:
     game(milkshakes=[0, 2], options={"milkshake_stacking": "stack"})
     game(milkshakes=[0, 2], options={"milkshake_stacking": "merge"})
     game(turn=3, options={"turn_limit": 3})
-    game(turn=4, options={"turn_limit": 3}, over=True)
-    game(milkshakes=[1, 0], over=True)
+    game(turn=3, options={"turn_limit": 3}, over=True)
+    # Two stacked milkshakes, one spent by the last turn before the limit (R7a, R23).
+    game(milkshakes=[1, 0], turn=3, options={"turn_limit": 3, "milkshake_stacking": "stack"},
+         over=True)  # fmt: skip
+    won = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]]
+    game(towers=[[], won], winner=1)
+    game(towers=[[], won[:4]], winner=1, options={"win_floors": 4})
     game(options={"first_player": 1})

@@ -122,6 +122,6 @@ def test_hand_count_new_2p_seed_1_to_depth_2() -> None:
 def test_perft_of_a_finished_game_is_zero_beyond_depth_0() -> None:
     game = Game.from_position(
         {"players": 2, "active": 0, "hands": [[], []], "towers": [[], []], "draw": [],
-         "over": True}
+         "over": True, "options": {"turn_limit": 1}}
     )  # fmt: skip
     assert perft(game, 0) == 1 and perft(game, 1) == 0 and perft(game, 3) == 0
