@@ -25,6 +25,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import hmac
 import importlib
@@ -439,11 +440,20 @@ class GameService:
         held in memory is checked first (:meth:`_catch_up`: one small query)."""
         live = self._games.get(game_id)
         if live is None:
-            return await self._live(game_id)  # just loaded
-        live.used = time.monotonic()
-        if self.shared:
-            await self._catch_up(live)
+            live = await self._live(game_id)  # just loaded
+        else:
+            live.used = time.monotonic()
+            if self.shared:
+                await self._catch_up(live)
+        if self._full_lobby(live):
+            # Its last seat was filled, but the start could not be stored then (_maybe_start).
+            async with live.lock:
+                await self._maybe_start(live)
         return live
+
+    @staticmethod
+    def _full_lobby(live: LiveGame) -> bool:
+        return live.stored.status == "lobby" and not any(s.is_free for s in live.stored.seats)
 
     async def _catch_up(self, live: LiveGame, *, locked: bool = False) -> bool:
         """Reload ``live`` if the database holds a change it lacks (another process's, whose
@@ -682,10 +692,18 @@ class GameService:
         )
 
     async def _maybe_start(self, live: LiveGame) -> None:
-        """Start the game once every seat is filled (by a person or a bot)."""
-        if live.stored.status != "lobby" or any(s.is_free for s in live.stored.seats):
+        """Start the game once every seat is filled (by a person or a bot).
+
+        The change that filled the last seat is stored already, so a start that cannot be
+        stored now does not undo it, nor answer "try again" for it: the game stays in the
+        lobby, full, and the next request to it starts it (:meth:`_current`)."""
+        if not self._full_lobby(live):
             return
-        if await self._db(self.store.set_status, live.stored.id, "playing", "lobby"):
+        try:
+            started = await self._db(self.store.set_status, live.stored.id, "playing", "lobby")
+        except ServiceError:
+            return  # (logged by _db)
+        if started:
             live.game = _new_game(live.stored)
             live.stored.status = "playing"
         else:  # another process started it first (and it may have gone on since)
@@ -912,10 +930,11 @@ class GameService:
             raise ServiceError(422, "illegal-action", exc.reason, rule=exc.rule) from exc
         except InvalidActionError as exc:
             raise ServiceError(422, "invalid-action", str(exc)) from exc
+        # The action and, when it ends the game, the status are one write: a failure between
+        # two writes would answer "try again" for an action that was made.
+        store_it = functools.partial(self.store.append_action, ends=after.is_over)
         try:
-            await self._db(
-                self.store.append_action, live.stored.id, version, seat, action.to_json()
-            )
+            await self._db(store_it, live.stored.id, version, seat, action.to_json())
         except ConflictError as exc:
             await self._reload(live)
             raise ServiceError(409, "stale-version", "another action was applied first") from exc
@@ -924,7 +943,6 @@ class GameService:
         live.stored.actions.append(action.to_json())
         if after.is_over:
             live.stored.status = "over"
-            await self._db(self.store.set_status, live.stored.id, "over")
 
     async def _notify(self, live: LiveGame, change: str) -> None:
         try:

@@ -355,11 +355,18 @@ class Store:
 
     # --- actions -----------------------------------------------------------------------------
 
-    def append_action(self, game_id: str, seq: int, seat: int, action: dict[str, Any]) -> None:
-        """Store the action made on version ``seq``; ConflictError if that version is taken."""
+    def append_action(
+        self, game_id: str, seq: int, seat: int, action: dict[str, Any], *, ends: bool = False
+    ) -> None:
+        """Store the action made on version ``seq``, and with ``ends`` (it ended the game) the
+        status "over" in the same transaction: both or neither. ConflictError if that version
+        is taken."""
         try:
             with self.session() as s, s.begin():
                 s.add(ActionRow(game_id=game_id, seq=seq, seat=seat, action=action))
+                if ends:
+                    s.flush()  # the action first: a taken version fails before the status
+                    s.execute(update(GameRow).where(GameRow.id == game_id).values(status="over"))
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
 

@@ -292,10 +292,10 @@ def test_an_action_whose_request_is_cancelled_while_it_is_stored_is_still_made_i
     writing, release = threading.Event(), threading.Event()
     append_action = store.append_action
 
-    def slow_append(*args: Any) -> Any:
+    def slow_append(*args: Any, **kwargs: Any) -> Any:
         writing.set()
         release.wait(10)
-        return append_action(*args)
+        return append_action(*args, **kwargs)
 
     monkeypatch.setattr(store, "append_action", slow_append)
     version = state(client, gid, tokens[0])["version"]
