@@ -325,11 +325,19 @@ async def _send_state(websocket: WebSocket, service: GameService, state: schemas
 
 async def _receive_text(websocket: WebSocket) -> str | None:
     """The next frame's text; None for a binary frame. WebSocketDisconnect when the client left
-    (as ``receive_text``, which fails on a binary frame instead)."""
+    (as ``receive_text``, which fails on a binary frame instead), or when the frame was larger
+    than an HTTP body may be (``max_body_bytes``): the socket is then closed with 1009, as
+    ``gotown serve`` has uvicorn do for anything over 64 KiB, whatever runs the app."""
     message = await websocket.receive()
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
     text = message.get("text")
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else message.get("bytes")
+    limit = websocket.app.state.service.settings.max_body_bytes
+    if len(data or b"") > limit:
+        reason = f"a message may hold at most {limit} bytes"
+        await websocket.close(code=1009, reason=reason)
+        raise WebSocketDisconnect(1009, reason)
     return text if isinstance(text, str) else None
 
 
