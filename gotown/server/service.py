@@ -519,13 +519,14 @@ class GameService:
     @staticmethod
     def _check_seat_number(live: LiveGame, seat: int, status: int) -> None:
         """Refuse a seat number the game does not have (``status``: 404 for a seat in the path,
-        422 for one in the body). Messages count seats from 1, as people (and the page) do."""
+        422 for one in the body). Messages name seats as requests do, from 0 (as the engine's
+        messages, which reach the same clients); the page shows its own words."""
         players = live.stored.players
         if not 0 <= seat < players:
             raise ServiceError(
                 status,
                 "unknown-seat",
-                f"there is no seat {seat + 1}: this game has {players} seats, 1 to {players}",
+                f"there is no seat {seat}: this game has {players} seats, 0 to {players - 1}",
             )
 
     async def resolve_token(self, game_id: str, token: str | None) -> int | None:
@@ -562,7 +563,7 @@ class GameService:
                 raise ServiceError(
                     422,
                     "unknown-level",
-                    f"seat {i + 1}: bot level {seat.level!r} is not one of {list(levels)}",
+                    f"seat {i}: bot level {seat.level!r} is not one of {list(levels)}",
                 )
         try:
             options = Options.from_json(spec.options)
@@ -669,14 +670,14 @@ class GameService:
                 raise ServiceError(409, "no-free-seat", "every seat of this game is taken")
             seat = free[0] if body.seat is None else body.seat
             if seat not in free:
-                raise ServiceError(409, "seat-taken", f"seat {seat + 1} is not free")
+                raise ServiceError(409, "seat-taken", f"seat {seat} is not free")
             token = secrets.token_urlsafe(24)
             # Marked first, so that no process ever sees the seat taken but not when: at worst
             # (someone else took it first) their seat counts as away a little later.
             await self._mark_taken(live, seat)
             if not await self._db(self.store.take_seat, game_id, seat, name, hash_token(token)):
                 await self._reload(live)
-                raise ServiceError(409, "seat-taken", f"seat {seat + 1} was just taken")
+                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
             stored_seat = live.stored.seats[seat]
             stored_seat.name, stored_seat.token_hash = name, hash_token(token)
             if self.shared:
@@ -916,9 +917,7 @@ class GameService:
                 f"{game.version}: it is stale or was already sent",
             )
         if game.active != seat:
-            raise ServiceError(
-                409, "not-your-turn", f"it is seat {game.active + 1}'s turn, not yours"
-            )
+            raise ServiceError(409, "not-your-turn", f"it is seat {game.active}'s turn, not yours")
         try:
             action = Action.from_json(data)
         except (GoTownError, TypeError, KeyError, ValueError) as exc:
@@ -1494,7 +1493,7 @@ class GameService:
                     break
                 await self._reload(live)  # the seat changed meanwhile: decide again
         else:
-            raise ServiceError(409, "seat-taken", f"seat {seat + 1} keeps changing: try again")
+            raise ServiceError(409, "seat-taken", f"seat {seat} keeps changing: try again")
         await self._notify(live, "lobby")
         self._kick_bots(live)
         return self.lobby(live, "")

@@ -183,7 +183,8 @@ def test_refusals_leave_the_game_unchanged(client: TestClient) -> None:
     v = before["version"]
     _error(_act(client, gid, None, v, {"type": "end-turn"}), 401, "missing-token")
     _error(_act(client, gid, "not-a-token", v, {"type": "end-turn"}), 403, "wrong-token")
-    _error(_act(client, gid, tokens[other], v, {"type": "end-turn"}), 409, "not-your-turn")
+    turn = _error(_act(client, gid, tokens[other], v, {"type": "end-turn"}), 409, "not-your-turn")
+    assert turn["message"] == f"it is seat {active}'s turn, not yours"  # as the view counts
     _error(_act(client, gid, tokens[active], v + 5, {"type": "end-turn"}), 409, "stale-version")
     _error(_act(client, gid, tokens[active], v, {"type": "teleport"}), 422, "invalid-action")
     _error(
@@ -747,19 +748,20 @@ def test_a_seat_number_outside_the_game_is_refused_saying_how_many_seats_it_has(
         "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
     ).json()
     gid, code, token = created["game_id"], invite_code(created), created["token"]
-    # JSON fields count seats from 0 (seat 3 is a fourth seat); messages from 1, as elsewhere.
+    # Seats count from 0 in requests, and so in messages: the number sent is the one named
+    # (as in the engine's messages, e.g. an action's target, R1).
     join = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 3})
     err = _error(join, 422, "unknown-seat")
-    assert err["message"] == "there is no seat 4: this game has 2 seats, 1 to 2"
-    for seat, shown in ((-1, 0), (2, 3)):
+    assert err["message"] == "there is no seat 3: this game has 2 seats, 0 to 1"
+    for seat in (-1, 2):
         r = client.post(f"/api/games/{gid}/seats/{seat}/bot", headers=auth(token))
         err = _error(r, 404, "unknown-seat")
-        assert err["message"] == f"there is no seat {shown}: this game has 2 seats, 1 to 2"
+        assert err["message"] == f"there is no seat {seat}: this game has 2 seats, 0 to 1"
     taken = client.post(f"/api/games/{gid}/join", json={"code": code, "name": "Eve", "seat": 0})
-    assert _error(taken, 409, "seat-taken")["message"] == "seat 1 is not free"
+    assert _error(taken, 409, "seat-taken")["message"] == "seat 0 is not free"
     bots = [{"kind": "human"}, {"kind": "bot", "level": "godlike"}]
     err = _error(client.post("/api/games", json={"seats": bots}), 422, "unknown-level")
-    assert err["message"].startswith("seat 2: ")
+    assert err["message"].startswith("seat 1: ")
     assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
         "Anna",
         None,
