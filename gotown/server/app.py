@@ -72,8 +72,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(exc.body(), status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
+        kind = request.headers.get("content-type", "")
+        media = kind.split(";")[0].strip().lower()
+        body_errors = any(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors)
+        if body_errors and media != "application/json" and not media.endswith("+json"):
+            # FastAPI reads a body as JSON only when it says it is: name that, not the fields.
+            sent = f"it came as {kind!r}" if kind else "it came without one"
+            message = f"send the body as JSON, with Content-Type: application/json ({sent})"
+            return JSONResponse(
+                {"error": {"code": "invalid-request", "message": message}}, status_code=422
+            )
         if any(e.get("type") == "json_invalid" for e in errors):
             return JSONResponse(
                 {

@@ -204,6 +204,13 @@ def test_refusals_leave_the_game_unchanged(client: TestClient) -> None:
         headers={**auth(tokens[active]), "content-type": "application/json"},
     )
     _error(r, 400, "malformed-json")
+    # Good JSON that does not say it is JSON: the message names the header, not the fields.
+    body = json.dumps({"version": v, "action": {"type": "end-turn"}}).encode()
+    for kind, said in (("text/plain", "'text/plain'"), (None, "without one")):
+        headers = auth(tokens[active]) | ({"content-type": kind} if kind else {})
+        r = client.post(f"/api/games/{gid}/actions", content=body, headers=headers)
+        message = _error(r, 422, "invalid-request")["message"]
+        assert "Content-Type: application/json" in message and said in message, message
     _error(
         client.post(
             f"/api/games/{gid}/actions",
