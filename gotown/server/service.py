@@ -54,6 +54,7 @@ from gotown.engine import (
 )
 
 from . import schemas
+from .fairgate import FairGate
 from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
@@ -163,6 +164,9 @@ class LiveGame:
     turn_ends: dict[tuple[int, int], asyncio.Future[Any]] = field(default_factory=dict)
     # The client address that started this table of bots only (None: resumed at a start).
     owner: str | None = None
+    # The client address that created the game (None: loaded from the database): whose turn
+    # it is at the bots' workers (FairGate).
+    creator: str | None = None
     # When a request, an action or a socket last used it (time.monotonic()): an idle game is
     # dropped from memory (GameService.evict_idle).
     used: float = field(default_factory=time.monotonic)
@@ -272,6 +276,10 @@ class GameService:
         self._games: dict[str, LiveGame] = {}
         self._load_lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-bot")
+        # Its two workers are taken in turn by the addresses that created the tables, not first
+        # come first served: one address's many tables of slow bots must not keep every other
+        # table's bots waiting behind them.
+        self._bot_gate = FairGate(2)
         # Tables of bots only (anyone may start one, to watch) think in a worker of their own,
         # so that however many there are, the bots facing people never wait behind them.
         self._bots_only_executor = ThreadPoolExecutor(
@@ -614,6 +622,7 @@ class GameService:
         try:
             await self._db(self.store.create_game, stored)
             live = await self._live(game_id)
+            live.creator = None if client == "?" else client  # ("?": the address is unknown)
             if bots_only:
                 live.owner = client
             if creator_seat is not None:
@@ -1045,10 +1054,17 @@ class GameService:
             try:
                 bot = self._bot_for(live, seat)
                 people = any(s.kind != "bot" for s in live.stored.seats)
-                executor = self._executor if people else self._bots_only_executor
                 # The view too (it holds every event) is built in the bots' worker, off the
                 # event loop: a game held in memory never changes once current.
-                action = await loop.run_in_executor(executor, _choose, bot, game, seat, legal)
+                if people:
+                    async with self._bot_gate.slot(live.creator or live.stored.id):
+                        action = await loop.run_in_executor(
+                            self._executor, _choose, bot, game, seat, legal
+                        )
+                else:
+                    action = await loop.run_in_executor(
+                        self._bots_only_executor, _choose, bot, game, seat, legal
+                    )
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
                               live.stored.id)  # fmt: skip
