@@ -289,3 +289,12 @@ def test_the_hold_rule_keeps_with_four_players_the_pair_medium_builds() -> None:
     view, legal = game.view(0), game.legal_actions()
     assert make_bot("medium", 1).choose(view, legal) == parse_action("2+7")
     assert holding.Hold(1).choose(view, legal) == parse_action("end")
+
+
+def test_bot_flood_explains_itself_and_refuses_an_unknown_level_before_serving() -> None:
+    flood = _load("bot_flood")
+    shown = CliRunner().invoke(flood.main, ["--help"])
+    assert shown.exit_code == 0
+    assert all(option in shown.output for option in ("--tables", "--level", "--replies"))
+    refused = CliRunner().invoke(flood.main, ["--level", "godlike"])
+    assert refused.exit_code == 2 and "godlike" in refused.output
