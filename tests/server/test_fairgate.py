@@ -72,27 +72,34 @@ def test_a_free_gate_lets_in_at_once_and_never_more_than_its_capacity() -> None:
     assert asyncio.run(run()) == 2
 
 
+async def _full_gate_and_two_waiters() -> tuple[
+    FairGate, asyncio.Event, list[asyncio.Task[None]], list[str]
+]:
+    """A gate of one place, held until the event is set, then "a" and "b" waiting in this
+    order: the gate, the event, the tasks (holder, a, b) and the keys in the order let in."""
+    gate = FairGate(1)
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def hold() -> None:
+        async with gate.slot("x"):
+            await release.wait()
+
+    async def decision(key: str) -> None:
+        async with gate.slot(key):
+            order.append(key)
+
+    tasks = []
+    for coroutine in (hold(), decision("a"), decision("b")):
+        tasks.append(asyncio.create_task(coroutine))
+        await asyncio.sleep(0)  # each queued in turn
+    assert gate.busy == 1 and gate.waiting("a") == gate.waiting("b") == 1
+    return gate, release, tasks, order
+
+
 def test_a_cancelled_waiter_gives_up_its_turn_and_leaks_no_place() -> None:
     async def run() -> list[str]:
-        gate = FairGate(1)
-        order: list[str] = []
-        release = asyncio.Event()
-
-        async def hold() -> None:
-            async with gate.slot("x"):
-                await release.wait()
-
-        async def decision(key: str) -> None:
-            async with gate.slot(key):
-                order.append(key)
-
-        holder = asyncio.create_task(hold())
-        await asyncio.sleep(0)
-        gone = asyncio.create_task(decision("a"))
-        await asyncio.sleep(0)
-        kept = asyncio.create_task(decision("b"))
-        await asyncio.sleep(0)
-        assert gate.waiting("a") == 1
+        gate, release, (holder, gone, kept), order = await _full_gate_and_two_waiters()
         gone.cancel()
         await asyncio.sleep(0)
         assert gate.waiting("a") == 0
@@ -108,24 +115,7 @@ def test_a_cancelled_waiter_gives_up_its_turn_and_leaks_no_place() -> None:
 
 def test_a_waiter_cancelled_as_it_was_let_in_passes_its_place_on() -> None:
     async def run() -> list[str]:
-        gate = FairGate(1)
-        order: list[str] = []
-        release = asyncio.Event()
-
-        async def hold() -> None:
-            async with gate.slot("x"):
-                await release.wait()
-
-        async def decision(key: str) -> None:
-            async with gate.slot(key):
-                order.append(key)
-
-        holder = asyncio.create_task(hold())
-        await asyncio.sleep(0)
-        unlucky = asyncio.create_task(decision("a"))
-        await asyncio.sleep(0)
-        after = asyncio.create_task(decision("b"))
-        await asyncio.sleep(0)
+        gate, release, (holder, unlucky, after), order = await _full_gate_and_two_waiters()
         release.set()
         await asyncio.sleep(0)  # the holder leaves: its place goes to "a", not yet running
         assert holder.done() and gate.busy == 1 and gate.waiting("a") == 0
