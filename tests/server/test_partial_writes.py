@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
-from .conftest import auth, invite_code, state
+from .conftest import auth, invite_code, new_game, state
 
 END_TURN = {"type": "end-turn"}
 
@@ -43,16 +43,9 @@ def _stored_status(client: TestClient, game_id: str) -> str:
 def test_the_action_that_ends_the_game_is_stored_with_the_end_in_one_write(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    created = client.post(
-        "/api/games",
-        json={"seats": [{"kind": "human"}] * 2, "name": "Anna", "seed": 3,
-              "options": {"first_player": 0, "turn_limit": 1}},
-    ).json()  # fmt: skip
-    gid, anna = created["game_id"], created["token"]
-    joined = client.post(
-        f"/api/games/{gid}/join", json={"code": invite_code(created), "name": "Bob"}
-    )
-    assert joined.status_code == 200, joined.text
+    options = {"first_player": 0, "turn_limit": 1}
+    gid, tokens = new_game(client, ["human", "human"], seed=3, options=options)
+    anna = tokens[0]
     asked = _status_writes_fail(client, monkeypatch)
     version = state(client, gid, anna)["version"]
     r = client.post(
