@@ -13,27 +13,30 @@ from gotown.server.fairgate import FairGate
 from .conftest import auth, new_game, state, wait_until
 
 
+async def _hold(gate: FairGate, release: asyncio.Event) -> None:
+    """Hold a place of ``gate`` until ``release`` is set."""
+    async with gate.slot("holder"):
+        await release.wait()
+
+
+async def _decide(gate: FairGate, key: str, order: list[str]) -> None:
+    """Wait for a place as ``key``, note the key once in, and hold it for a moment."""
+    async with gate.slot(key):
+        order.append(key)
+        await asyncio.sleep(0)
+
+
 async def _admission_order(gate: FairGate, arrivals: list[str]) -> list[str]:
     """Each arrival (a key, in this order, while the gate is held) waits for a place and
     holds it for a moment; the order in which they got in."""
     order: list[str] = []
     release = asyncio.Event()
-
-    async def holder() -> None:
-        async with gate.slot("holder"):
-            await release.wait()
-
-    async def decision(key: str) -> None:
-        async with gate.slot(key):
-            order.append(key)
-            await asyncio.sleep(0)
-
-    holders = [asyncio.create_task(holder()) for _ in range(gate.capacity)]
+    holders = [asyncio.create_task(_hold(gate, release)) for _ in range(gate.capacity)]
     await asyncio.sleep(0)
     assert gate.busy == gate.capacity
     tasks = []
     for key in arrivals:
-        tasks.append(asyncio.create_task(decision(key)))
+        tasks.append(asyncio.create_task(_decide(gate, key, order)))
         await asyncio.sleep(0)  # queued in this order
     release.set()
     await asyncio.gather(*holders, *tasks)
@@ -80,17 +83,8 @@ async def _full_gate_and_two_waiters() -> tuple[
     gate = FairGate(1)
     release = asyncio.Event()
     order: list[str] = []
-
-    async def hold() -> None:
-        async with gate.slot("x"):
-            await release.wait()
-
-    async def decision(key: str) -> None:
-        async with gate.slot(key):
-            order.append(key)
-
     tasks = []
-    for coroutine in (hold(), decision("a"), decision("b")):
+    for coroutine in (_hold(gate, release), _decide(gate, "a", order), _decide(gate, "b", order)):
         tasks.append(asyncio.create_task(coroutine))
         await asyncio.sleep(0)  # each queued in turn
     assert gate.busy == 1 and gate.waiting("a") == gate.waiting("b") == 1
