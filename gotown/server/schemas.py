@@ -48,7 +48,9 @@ def _printable(value: str | None) -> str | None:
 
 class SeatSpec(_In):
     kind: SeatKind = "human"
-    level: str | None = Field(default=None, description="bot level, for a bot seat")
+    level: str | None = Field(
+        default=None, description="bot level, for a bot seat only (default medium)"
+    )
 
 
 class CreateGameIn(_In):

@@ -573,6 +573,14 @@ class GameService:
                     "unknown-level",
                     f"seat {i}: bot level {seat.level!r} is not one of {list(levels)}",
                 )
+            if seat.kind == "human" and seat.level is not None:
+                # Refused rather than dropped: the client meant a bot, or sent a stale form.
+                raise ServiceError(
+                    422,
+                    "level-for-person",
+                    f"seat {i}: a level ({seat.level!r}) is for a bot's seat; a person's seat "
+                    'takes none (send "kind": "bot" for a bot)',
+                )
         try:
             options = Options.from_json(spec.options)
             if options.first_player != "random" and int(options.first_player) >= len(spec.seats):

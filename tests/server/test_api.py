@@ -769,6 +769,11 @@ def test_a_seat_number_outside_the_game_is_refused_saying_how_many_seats_it_has(
     bots = [{"kind": "human"}, {"kind": "bot", "level": "godlike"}]
     err = _error(client.post("/api/games", json={"seats": bots}), 422, "unknown-level")
     assert err["message"].startswith("seat 1: ")
+    person_with_level = [{"kind": "human", "level": "hard"}, {"kind": "bot"}]
+    err = _error(
+        client.post("/api/games", json={"seats": person_with_level}), 422, "level-for-person"
+    )
+    assert err["message"].startswith("seat 0: a level ('hard') is for a bot's seat")
     assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
         "Anna",
         None,
