@@ -6,10 +6,24 @@ Heavy imports happen inside the subcommand that needs them, so ``gotown --help``
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 
 import click
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A number of at least ``min``, and a number: ``nan`` and ``inf`` are refused (click's
+    range compares them, and nothing is ever smaller than or equal to nan)."""
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        number = float(super().convert(value, param, ctx))
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,7 +68,7 @@ def scenarios(paths: tuple[str, ...], quiet: bool) -> None:
 @click.option(
     "--players", type=click.IntRange(2, 4), multiple=True, help="Player counts (default 2, 3, 4)."
 )
-@click.option("--seconds", type=click.FloatRange(0.1), default=5.0, show_default=True,
+@click.option("--seconds", type=FiniteFloatRange(0.1), default=5.0, show_default=True,
               help="Seconds of play per player count.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per player count.")
@@ -135,7 +149,7 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
               help="Write a plot: win rates with their 95% intervals, every decision's "
                    "think time (log scale), and the win rates as the games were added (the "
                    "extension names the format: png, svg, pdf, ...).")  # fmt: skip
-@click.option("--max-seconds", type=click.FloatRange(1), default=None,
+@click.option("--max-seconds", type=FiniteFloatRange(1), default=None,
               help="Start no game after this many seconds (the table reports the first games "
                    "in whole blocks of as many games as players; --json keeps them "
                    "all).")  # fmt: skip
@@ -271,9 +285,21 @@ def tournament(
                 )
         except FileNotFoundError:
             pass  # nothing saved yet: start from the first game
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, OverflowError) as error:
             raise click.BadParameter(f"cannot resume from {json_path}: {error}",
                                      param_hint="--json") from None  # fmt: skip
+        except RecursionError:
+            raise click.BadParameter(f"cannot resume from {json_path}: its JSON is nested too "
+                                     "deeply to be a tournament's results",
+                                     param_hint="--json") from None  # fmt: skip
+        saved = max((r.index + 1 for r in done), default=0)
+        if saved > games:
+            # Playing fewer would write the file without the games beyond them.
+            raise click.BadParameter(
+                f"{json_path} holds games up to number {saved}, more than --games {games}: "
+                f"resume with --games {saved} or more (or start another --json file)",
+                param_hint="--games",
+            )
         click.echo(f"resuming: {len(done)} games already played in {json_path}")
 
     def save(text: str) -> None:
@@ -324,7 +350,9 @@ def tournament(
     elif json_path:
         save(results_json(lineup, seed, turn_limit, result.results, result, options=options))
         click.echo(f"wrote {json_path}")
-    if plot_path:
+    if plot_path and not result.games:
+        click.echo(f"no plot: no whole block of {result.players} games was played in time")
+    elif plot_path:
         write_plot(result, plot_path)
         click.echo(f"wrote {plot_path}")
 

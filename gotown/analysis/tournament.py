@@ -281,6 +281,11 @@ def load_results(
         if result.index in seen:
             raise ValueError(f"game {result.index} appears twice")
         seen.add(result.index)
+        if result.turns > turn_limit:
+            raise ValueError(
+                f"game {result.index} is malformed: {result.turns} turns, more than the turn "
+                f"limit of {turn_limit}"
+            )
         if result.seats != orders[result.index % len(orders)]:
             raise ValueError(
                 f"game {result.index} does not belong to this tournament: seats "
@@ -311,13 +316,13 @@ def _is_count(value: object) -> TypeGuard[int]:
 
 
 def _is_seconds(value: object) -> TypeGuard[float]:
-    """A finite number from 0."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
+    """A finite number from 0 (a whole number too large for a float is not one)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value)) and value >= 0
+    except OverflowError:
+        return False
 
 
 def _game_result(raw: Any, position: int, players: int) -> GameResult:

@@ -107,6 +107,8 @@ def _saved(tmp_path: Path) -> Path:
         ({"times": [[]]}, ["game 1 is malformed: times"]),
         ({"winner": 7}, ["game 1 is malformed: winner 7"]),
         ({"index": 0}, ["game 0 appears twice"]),
+        ({"turns": 7}, ["game 1 is malformed: 7 turns, more than the turn limit of 6"]),
+        ({"think": [10**400, 0.0]}, ["game 1 is malformed: think"]),  # (no float holds it)
     ],
 )
 def test_resuming_from_a_malformed_file_is_refused_naming_game_and_field(
@@ -290,3 +292,50 @@ def test_saved_options_with_a_default_spelled_out_resume(tmp_path: Path) -> None
     out.write_text(json.dumps(data))
     result = _run("easy", "random", "--games", "4", *args[2:], "--resume")
     assert result.exit_code == 0, result.output
+
+
+def test_resuming_a_file_nested_too_deeply_is_refused(tmp_path: Path, no_game: list[int]) -> None:
+    out = tmp_path / "t.json"
+    out.write_text("[" * 100_000 + "]" * 100_000)
+    result = _run("random", "easy", "--games", "2", "--json", str(out), "--resume")
+    _assert_usage_error(result, "--json", "cannot resume", "nested too deeply")
+    assert not no_game
+
+
+def test_resuming_with_fewer_games_than_saved_is_refused_and_keeps_them(tmp_path: Path) -> None:
+    out = _saved(tmp_path)
+    saved = out.read_text()
+    result = _run("random", "easy", "--games", "1", "--turn-limit", "6", "--json", str(out),
+                  "--resume")  # fmt: skip
+    _assert_usage_error(result, "--games", "holds games up to number 2", "--games 2 or more")
+    assert out.read_text() == saved
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf"])
+def test_max_seconds_must_be_a_number(no_game: list[int], seconds: str) -> None:
+    result = _run("random", "easy", "--games", "2", "--max-seconds", seconds)
+    _assert_usage_error(result, "--max-seconds", "is not a finite number")
+    assert not no_game
+
+
+def test_a_stop_before_one_whole_block_writes_no_plot_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--max-seconds can end a tournament before a whole block of seat orders: no games to
+    plot (matplotlib would refuse an empty box plot)."""
+    real = tournament_module.play_game
+    clock = [0.0]
+
+    def slow(*args: object, **kwargs: object) -> object:
+        clock[0] += 100.0  # each game "takes" 100 s
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament_module, "play_game", slow)
+    monkeypatch.setattr(tournament_module.time, "perf_counter", lambda: clock[0])
+    plot = tmp_path / "p.png"
+    result = _run("random", "easy", "random", "--games", "6", "--turn-limit", "4",
+                  "--max-seconds", "150", "--plot", str(plot))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("| bot")  # the table, of 0 games
+    assert "no plot: no whole block of 3 games was played in time" in result.output
+    assert not plot.exists()
