@@ -187,11 +187,21 @@ def canonical_spec(spec: str) -> str:
     level, params = parse_bot_spec(spec)
     defaults = _level_defaults(level)
     parts = [
-        f"{name}={value:.15g}"
+        f"{name}={_plain(value)}"
         for name in BOT_PARAMETERS[level]
         if name in params and (value := params[name]) != defaults.get(name, _NO_DEFAULT)
     ]
     return f"{level}:{','.join(parts)}" if parts else level
+
+
+def _plain(value: int | float) -> str:
+    """A number as it reads back exactly: whole numbers in full, fractions in at most 15
+    significant digits when those give the same number (``0.2``, not ``0.2000000000000000111``),
+    else in as many as it takes."""
+    if isinstance(value, int):
+        return str(value)
+    short = f"{value:.15g}"
+    return short if float(short) == value else repr(value)
 
 
 _NO_DEFAULT = object()
