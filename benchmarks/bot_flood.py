@@ -5,8 +5,9 @@ a *victim* (a person and one ``medium`` bot, created from the address 127.0.0.2)
 turn ``--replies`` times and times each answer of its bot, first on an idle server, then while
 a *flooder* (127.0.0.1) plays ``--tables`` tables of one person and three ``--level`` bots,
 ending its turn as soon as it may. The bots of tables with people share two workers, taken in
-turn by the addresses that created the tables (``gotown/server/fairgate.py``); the answer
-includes the 0.6 s bot delay.
+turn by the addresses that created the tables (``gotown/server/fairgate.py``), processes unless
+``GOTOWN_WORKER_PROCESSES=false`` is set (``gotown/server/workers.py``); the answer includes
+the 0.6 s bot delay.
 
     .venv/bin/python benchmarks/bot_flood.py --tables 6 --level expert --replies 6
 

@@ -51,6 +51,7 @@ from gotown.engine import (
     IllegalActionError,
     InvalidActionError,
     Options,
+    View,
 )
 
 from . import schemas
@@ -59,6 +60,7 @@ from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
 from .storage import ConflictError, Store, StoredGame, StoredSeat, stamp_of
+from .workers import Workers
 
 log = logging.getLogger("gotown.server")
 
@@ -254,10 +256,24 @@ def _view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
     return view
 
 
-def _choose(bot: Any, game: Game, seat: int, legal: tuple[Action, ...]) -> Action:
-    """The bot's move from the seat's view (built here, in the bots' worker)."""
+def _choose(bot: Any, game: Game, seat: int, legal: tuple[Action, ...]) -> tuple[Action, Any]:
+    """The bot's move from the seat's view (built here, in the bots' worker), and the bot as it
+    is after choosing (from a worker process, a copy: its random state moved on)."""
     action: Action = bot.choose(game.view(seat), legal)
-    return action
+    return action, bot
+
+
+def _hints(
+    game: Game, seat: int, legal: tuple[Action, ...], seed: int
+) -> list[tuple[Action, float]]:
+    """The hint's work, the seat's view included (in the hint worker)."""
+    return [(a, float(p)) for a, p in bots_module().hint(game.view(seat), legal, seed, 3)]
+
+
+def _after_turn(view: View, end: Action, seed: int) -> float | None:
+    """The estimate of the end of a turn from the view before it (in the hint worker)."""
+    result = bots_module().hint(view, (end,), seed, 1)
+    return float(result[0][1]) if result else None
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -275,18 +291,20 @@ class GameService:
         self.pubsub = pubsub
         self._games: dict[str, LiveGame] = {}
         self._load_lock = asyncio.Lock()
-        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-bot")
+        processes = settings.worker_processes
+        # CPU-bound work runs in worker processes (or threads), at a lower priority than the
+        # requests (:mod:`gotown.server.workers`).
+        self._bot_workers = Workers("bot", 2, processes=processes, niceness=5)
         # Its two workers are taken in turn by the addresses that created the tables, not first
         # come first served: one address's many tables of slow bots must not keep every other
         # table's bots waiting behind them.
         self._bot_gate = FairGate(2)
         # Tables of bots only (anyone may start one, to watch) think in a worker of their own,
         # so that however many there are, the bots facing people never wait behind them.
-        self._bots_only_executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="gotown-bots-only"
-        )
+        # (and below the bots facing people in priority).
+        self._bots_only_workers = Workers("bots-only", 1, processes=processes, niceness=10)
         # Hints and chances think in their own worker, so that they never hold up the bots.
-        self._hint_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gotown-hint")
+        self._hint_workers = Workers("hint", 1, processes=processes, niceness=5)
         # Full views of long games and the states holding them are built and encoded here, off
         # the event loop, and not in the threads the database calls use.
         self._view_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-view")
@@ -319,6 +337,8 @@ class GameService:
         """Resume every running game: bots whose turn it is play on (at tables of bots only, at
         most ``max_bots_only_tables`` of them, the newest first: the others stand still).
         Then, until :meth:`close`, drop idle games from memory now and then."""
+        self._bot_workers.warm()
+        self._hint_workers.warm()
         for game_id in await self._db(self.store.game_ids_with_status, "playing"):
             try:
                 live = await self._live(game_id)
@@ -341,9 +361,9 @@ class GameService:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self._bots_only_executor.shutdown(wait=False, cancel_futures=True)
-        self._hint_executor.shutdown(wait=False, cancel_futures=True)
+        self._bot_workers.shutdown()
+        self._bots_only_workers.shutdown()
+        self._hint_workers.shutdown()
         self._view_executor.shutdown(wait=False, cancel_futures=True)
         if self._background:
             await asyncio.wait(set(self._background), timeout=5)
@@ -1046,7 +1066,6 @@ class GameService:
         self._bots_only.pop(game_id, None)
 
     async def _run_bots(self, live: LiveGame) -> None:
-        loop = asyncio.get_running_loop()
         retry = DB_RETRY_SECONDS
         while self._bot_to_move(live) and not self._closing:
             if self.settings.bot_delay:
@@ -1066,13 +1085,14 @@ class GameService:
                 # event loop: a game held in memory never changes once current.
                 if people:
                     async with self._bot_gate.slot(live.creator or live.stored.id):
-                        action = await loop.run_in_executor(
-                            self._executor, _choose, bot, game, seat, legal
+                        action, bot = await self._bot_workers.submit(
+                            _choose, bot, game, seat, legal
                         )
                 else:
-                    action = await loop.run_in_executor(
-                        self._bots_only_executor, _choose, bot, game, seat, legal
+                    action, bot = await self._bots_only_workers.submit(
+                        _choose, bot, game, seat, legal
                     )
+                live.bots[seat] = bot  # (from a process, the copy that chose)
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
                               live.stored.id)  # fmt: skip
@@ -1139,7 +1159,6 @@ class GameService:
         ``max_pending_estimates_per_client`` started by ``client``; one already under way is
         shared with whoever asks for it.
         """
-        loop = asyncio.get_running_loop()
 
         def keep_the_newest() -> None:
             mine = sorted(k for k in live.estimates if k[0] == seat)
@@ -1148,7 +1167,7 @@ class GameService:
 
         def start() -> asyncio.Future[T]:
             self._admit_estimate(client)  # (raises before anything is queued)
-            future = loop.run_in_executor(self._hint_executor, compute)
+            future = self._hint_workers.submit(compute)
             future.add_done_callback(lambda _future: self._estimate_done(client))
             return future
 
@@ -1190,10 +1209,8 @@ class GameService:
 
     def _hints_now(self, live: LiveGame, seat: int, game: Game) -> Callable[[], Any]:
         """The hint's work, the seat's view included (built in the hint worker)."""
-        legal, version = game.legal_actions(), game.version
-        hint_fn = bots_module().hint
-        seed = self.settings.hint_seed + version
-        return lambda: [(a, float(p)) for a, p in hint_fn(game.view(seat), legal, seed, 3)]
+        seed = self.settings.hint_seed + game.version
+        return functools.partial(_hints, game, seat, game.legal_actions(), seed)
 
     async def hint(self, game_id: str, token: str | None, client: str = "?") -> schemas.HintOut:
         live = await self._current(game_id)
@@ -1245,13 +1262,8 @@ class GameService:
                 version=game.version, basis="none", of_version=None, win_probability=None
             )
         version, view, end = found
-        hint_fn = bots_module().hint
         seed = self.settings.hint_seed + version
-
-        def after_turn() -> float | None:
-            result = hint_fn(view, (end,), seed, 1)
-            return float(result[0][1]) if result else None
-
+        after_turn = functools.partial(_after_turn, view, end, seed)
         p_after = await self._estimate(live, seat, version, "after-turn", after_turn, client)
         return schemas.ChancesOut(
             version=game.version, basis="after-turn", of_version=version, win_probability=p_after

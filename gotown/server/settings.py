@@ -61,6 +61,10 @@ class Settings:
     others stand still. 0: no table of bots only."""
     max_bots_only_tables_per_client: int = 2
     """The same bound for the tables of bots only one client address started."""
+    worker_processes: bool = True
+    """Bot decisions and estimates in worker processes, beside the event loop and at a lower
+    CPU priority (:mod:`gotown.server.workers`); False: in threads of this process (one core
+    for everything, as the interpreter's lock allows)."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -93,6 +97,12 @@ class Settings:
             values["rate_limit_per_minute"] = int(env["GOTOWN_RATE_LIMIT"])
         if env.get("GOTOWN_ALLOW_SEED"):
             values["allow_seed"] = env["GOTOWN_ALLOW_SEED"].lower() in ("1", "true", "yes")
+        if env.get("GOTOWN_WORKER_PROCESSES"):
+            values["worker_processes"] = env["GOTOWN_WORKER_PROCESSES"].lower() in (
+                "1",
+                "true",
+                "yes",
+            )
         if env.get("GOTOWN_IDLE_GAME_SECONDS"):
             values["idle_game_seconds"] = float(env["GOTOWN_IDLE_GAME_SECONDS"])
         for name in (

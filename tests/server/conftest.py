@@ -101,7 +101,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     # Tests start tables of bots only as they please, and ask for estimates one at a time:
-    # the bounds on them are tested with their own settings.
+    # the bounds on them are tested with their own settings. Bots and estimates think in
+    # threads here, where tests can replace them (a slow bot, a broken hint); worker processes,
+    # the server's default, are tested in test_workers.py and by the browser tests.
     return Settings(
         database_url=database_url,
         bot_delay=0,
@@ -110,6 +112,7 @@ def settings(database_url: str) -> Settings:
         allow_seed=True,
         max_bots_only_tables=1000,
         max_bots_only_tables_per_client=1000,
+        worker_processes=False,
     )
 
 
