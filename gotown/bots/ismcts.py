@@ -168,14 +168,19 @@ class SearchBot:
         """Every legal action with its estimated win probability, best first."""
         me = _seat(view)
         quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
+        wins: list[Action] = []
         if quick is not None:
-            # Every build or steal wins at once (R20): each is certain, the rest are not.
+            # Every build or steal wins at once (R20): each is certain. The others are searched
+            # as usual (after all of the certain ones), so that each still gets its estimate.
             wins = [a for a in legal_actions if a.type in ("build", "steal")]
-            return [(a, 1.0) for a in wins] + [(a, 0.0) for a in legal_actions if a not in wins]
+            legal_actions = [a for a in legal_actions if a not in wins]
+            if not legal_actions:
+                return [(a, 1.0) for a in wins]
         ranked = _ranked(self.search(view, legal_actions), view)
         out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
         seen = {a for a, _ in out}
-        return out + [(a, 0.0) for a in legal_actions if a not in seen]
+        rest = [(a, 0.0) for a in legal_actions if a not in seen]
+        return [(a, 1.0) for a in wins] + out + rest
 
     def search(self, view: View, legal_actions: Sequence[Action]) -> Node:
         me = _seat(view)
