@@ -107,7 +107,10 @@ def test_entry_names_number_the_repeats() -> None:
 
 def test_wilson_interval_contains_the_rate() -> None:
     low, high = wilson(60, 100)
-    assert 0.5 < low < 0.6 < high < 0.7
+    # The Wilson score interval's values (a plain normal interval gives 0.504 to 0.696).
+    assert low == pytest.approx(0.50200, abs=1e-5) and high == pytest.approx(0.69060, abs=1e-5)
+    assert wilson(0, 10) == (0.0, pytest.approx(0.27754, abs=1e-5))  # not (0, 0)
+    assert wilson(10, 10) == (pytest.approx(0.72246, abs=1e-5), 1.0)
     assert wilson(0, 0) == (0.0, 1.0)
 
 
