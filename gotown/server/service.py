@@ -256,21 +256,23 @@ def _view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
     return view
 
 
-def _choose(bot: Any, game: Game, seat: int, legal: tuple[Action, ...]) -> tuple[Action, Any]:
-    """The bot's move from the seat's view (built here, in the bots' worker), and the bot as it
-    is after choosing (from a worker process, a copy: its random state moved on)."""
-    action: Action = bot.choose(game.view(seat), legal)
+# The bots' and the hints' workers get a seat's view and the legal actions, never the game: a
+# worker process holds no hidden card (R22), whatever its code does.
+
+
+def _choose(bot: Any, view: View, legal: tuple[Action, ...]) -> tuple[Action, Any]:
+    """The bot's move (in the bots' worker), and the bot as it is after choosing (from a worker
+    process, a copy: its random state moved on)."""
+    action: Action = bot.choose(view, legal)
     return action, bot
 
 
-def _hints(
-    game: Game, seat: int, legal: tuple[Action, ...], seed: int
-) -> list[tuple[Action, float]]:
-    """The hint's work, the seat's view included (in the hint worker)."""
-    return [(a, float(p)) for a, p in bots_module().hint(game.view(seat), legal, seed, 3)]
+def _hints(legal: tuple[Action, ...], seed: int, view: View) -> list[tuple[Action, float]]:
+    """The hint's work (in the hint worker)."""
+    return [(a, float(p)) for a, p in bots_module().hint(view, legal, seed, 3)]
 
 
-def _after_turn(view: View, end: Action, seed: int) -> float | None:
+def _after_turn(end: Action, seed: int, view: View) -> float | None:
     """The estimate of the end of a turn from the view before it (in the hint worker)."""
     result = bots_module().hint(view, (end,), seed, 1)
     return float(result[0][1]) if result else None
@@ -1066,6 +1068,7 @@ class GameService:
         self._bots_only.pop(game_id, None)
 
     async def _run_bots(self, live: LiveGame) -> None:
+        loop = asyncio.get_running_loop()
         retry = DB_RETRY_SECONDS
         while self._bot_to_move(live) and not self._closing:
             if self.settings.bot_delay:
@@ -1081,17 +1084,14 @@ class GameService:
             try:
                 bot = self._bot_for(live, seat)
                 people = any(s.kind != "bot" for s in live.stored.seats)
-                # The view too (it holds every event) is built in the bots' worker, off the
-                # event loop: a game held in memory never changes once current.
+                # The view (it holds every event) is built off the event loop: a game held in
+                # memory never changes once current. Only the view goes to the bots' worker.
+                view = await loop.run_in_executor(self._view_executor, game.view, seat)
                 if people:
                     async with self._bot_gate.slot(live.creator or live.stored.id):
-                        action, bot = await self._bot_workers.submit(
-                            _choose, bot, game, seat, legal
-                        )
+                        action, bot = await self._bot_workers.submit(_choose, bot, view, legal)
                 else:
-                    action, bot = await self._bots_only_workers.submit(
-                        _choose, bot, game, seat, legal
-                    )
+                    action, bot = await self._bots_only_workers.submit(_choose, bot, view, legal)
                 live.bots[seat] = bot  # (from a process, the copy that chose)
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
@@ -1148,10 +1148,13 @@ class GameService:
         seat: int,
         version: int,
         kind: str,
-        compute: Callable[[], T],
+        compute: Callable[[View], T],
+        view: View | Game,
         client: str,
     ) -> T:
-        """``compute()`` in the hint worker, at most once per (seat, version, kind): cached.
+        """``compute(view)`` in the hint worker, at most once per (seat, version, kind): cached.
+        ``view``: the seat's view, or the game to build it from (in the view worker: only the
+        view goes to the hint worker).
 
         Only the newest few answers per seat are kept, and a failed computation is forgotten
         (so that it can be asked again). A new computation is refused (429 ``estimate-busy``)
@@ -1165,9 +1168,17 @@ class GameService:
             for old in mine[: max(0, len(mine) - 4)]:
                 live.estimates.pop(old, None)
 
+        loop = asyncio.get_running_loop()
+
+        async def run() -> T:
+            seen = view
+            if isinstance(seen, Game):
+                seen = await loop.run_in_executor(self._view_executor, seen.view, seat)
+            return await self._hint_workers.submit(compute, seen)
+
         def start() -> asyncio.Future[T]:
             self._admit_estimate(client)  # (raises before anything is queued)
-            future = self._hint_workers.submit(compute)
+            future = asyncio.ensure_future(run())
             future.add_done_callback(lambda _future: self._estimate_done(client))
             return future
 
@@ -1207,10 +1218,10 @@ class GameService:
         if self._estimates_by_client[client] <= 0:
             del self._estimates_by_client[client]
 
-    def _hints_now(self, live: LiveGame, seat: int, game: Game) -> Callable[[], Any]:
-        """The hint's work, the seat's view included (built in the hint worker)."""
+    def _hints_now(self, game: Game) -> Callable[[View], Any]:
+        """The hint's work for the seat to act in ``game``."""
         seed = self.settings.hint_seed + game.version
-        return functools.partial(_hints, game, seat, game.legal_actions(), seed)
+        return functools.partial(_hints, game.legal_actions(), seed)
 
     async def hint(self, game_id: str, token: str | None, client: str = "?") -> schemas.HintOut:
         live = await self._current(game_id)
@@ -1222,7 +1233,7 @@ class GameService:
             raise ServiceError(409, "not-your-turn", "hints are for your own turn")
         version = game.version
         result = await self._estimate(
-            live, seat, version, "hint", self._hints_now(live, seat, game), client
+            live, seat, version, "hint", self._hints_now(game), game, client
         )
         return schemas.HintOut(
             version=version,
@@ -1250,7 +1261,7 @@ class GameService:
         if game.active == seat:
             version = game.version
             hints = await self._estimate(
-                live, seat, version, "hint", self._hints_now(live, seat, game), client
+                live, seat, version, "hint", self._hints_now(game), game, client
             )
             p = hints[0][1] if hints else None
             return schemas.ChancesOut(
@@ -1263,8 +1274,8 @@ class GameService:
             )
         version, view, end = found
         seed = self.settings.hint_seed + version
-        after_turn = functools.partial(_after_turn, view, end, seed)
-        p_after = await self._estimate(live, seat, version, "after-turn", after_turn, client)
+        after_turn = functools.partial(_after_turn, end, seed)
+        p_after = await self._estimate(live, seat, version, "after-turn", after_turn, view, client)
         return schemas.ChancesOut(
             version=game.version, basis="after-turn", of_version=version, win_probability=p_after
         )

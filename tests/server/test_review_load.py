@@ -225,10 +225,11 @@ def test_the_bots_and_the_hints_build_their_views_off_the_event_loop(
     gid, tokens = new_game(client, ["human", "bot"], seed=64, options={"first_player": 1})
     wait_until(client, gid, tokens[0], lambda st: st["view"]["active"] == 0)
     assert client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0])).status_code == 200
-    threads = {name for name, _loop, _seat, _events in recorder.with_events()}
-    assert any(n.startswith("gotown-bot") for n in threads)
-    assert any(n.startswith("gotown-hint") for n in threads)
-    assert not any(loop for _name, loop, _seat, _events in recorder.with_events())
+    # In the view worker, whose views alone go to the bots' and the hints' workers.
+    built = recorder.with_events()
+    assert {seat for _name, _loop, seat, _events in built} == {0, 1}
+    assert all(name.startswith("gotown-view") for name, _loop, _seat, _events in built)
+    assert not any(loop for _name, loop, _seat, _events in built)
 
 
 # --- 1c. sockets count against the rate limit --------------------------------------------------

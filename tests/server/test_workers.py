@@ -5,6 +5,7 @@ decision, not the table."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -202,3 +203,34 @@ def test_a_bot_whose_worker_dies_still_moves_and_the_next_decision_gets_a_new_wo
             r for r in caplog.records if r.getMessage().startswith("the bot of seat 1 failed")
         ]
         assert len(failed) == 1
+
+
+def test_workers_get_a_seats_view_and_never_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever runs in a worker process (the bots, the hint) is sent no game: nothing
+    reachable from what it gets holds the hidden cards (R22)."""
+    sent: list[tuple[Any, ...]] = []
+    real_submit = Workers.submit
+
+    def recording(self: Workers, fn: Any, *args: Any) -> Any:
+        sent.append((fn, *args))
+        return real_submit(self, fn, *args)
+
+    monkeypatch.setattr(Workers, "submit", recording)
+    with running(_settings(tmp_path, processes=True)) as client:
+        gid, tokens = new_game(client, ["human", "bot", "bot"], seed=8, level="easy")
+        wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
+        assert client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0])).status_code == 200
+        play_to_end(client, gid, tokens, seed=2)
+    names = [getattr(call[0], "func", call[0]).__name__ for call in sent]
+    assert names.count("_choose") >= 4 and "_hints" in names
+    seen: set[int] = set()
+    todo: list[object] = list(sent)
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or isinstance(item, type):
+            continue
+        seen.add(id(item))
+        assert not isinstance(item, Game)
+        todo.extend(gc.get_referents(item))
