@@ -237,14 +237,15 @@ def hint(
     estimated probability that the view's seat goes on to win after playing it.
 
     The search runs :data:`HINT_ITERATIONS` iterations or :data:`HINT_SECONDS`, whichever
-    comes first (so under load it answers in time, with a less certain estimate).
+    comes first (so under load it answers in time, with a less certain estimate, and perhaps
+    fewer than ``top`` actions: one the search never tried has no estimate to give).
     """
     if not legal_actions:
         return []
     bot = SearchBot(
         "hint", seed, iterations=HINT_ITERATIONS, seconds=HINT_SECONDS, rollout_turns=None
     )
-    return bot.evaluate(view, legal_actions)[:top]
+    return bot.evaluate(view, legal_actions, unsearched=False)[:top]
 
 
 __all__ = [

@@ -164,8 +164,12 @@ class SearchBot:
             return quick
         return _ranked(self.search(view, legal_actions), view)[0][0]
 
-    def evaluate(self, view: View, legal_actions: Sequence[Action]) -> list[tuple[Action, float]]:
-        """Every legal action with its estimated win probability, best first."""
+    def evaluate(
+        self, view: View, legal_actions: Sequence[Action], *, unsearched: bool = True
+    ) -> list[tuple[Action, float]]:
+        """Every legal action with its estimated win probability, best first. A search cut
+        short by its think time may leave actions untried: they come last, at 0.0, or are
+        left out (``unsearched=False``), having no estimate."""
         me = _seat(view)
         quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
         wins: list[Action] = []
@@ -179,7 +183,7 @@ class SearchBot:
         ranked = _ranked(self.search(view, legal_actions), view)
         out = [(a, n.reward / n.visits if n.visits else 0.0) for a, n in ranked]
         seen = {a for a, _ in out}
-        rest = [(a, 0.0) for a in legal_actions if a not in seen]
+        rest = [(a, 0.0) for a in legal_actions if a not in seen] if unsearched else []
         return [(a, 1.0) for a in wins] + out + rest
 
     def search(self, view: View, legal_actions: Sequence[Action]) -> Node:

@@ -310,6 +310,22 @@ def test_hint_gives_the_top_actions_with_probabilities() -> None:
     assert len({a for a, _ in hints}) == len(hints)
 
 
+def test_a_hint_cut_short_gives_only_the_actions_it_estimated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load the hint's think time ends its search early: an action it never tried has
+    no estimate, and is not shown as a 0% chance."""
+    monkeypatch.setattr(bots, "HINT_SECONDS", 0.0)  # one iteration: one action tried
+    game = random_position(2, seed=5, steps=20, options={})
+    view, legal = game.view(game.active), game.legal_actions()
+    assert len(legal) >= 3
+    hints = hint(view, legal, seed=3, top=3)
+    assert len(hints) == 1 and hints[0][0] in legal
+    # The search bot's own ranking still lists every legal action.
+    full = SearchBot("probe", 3, iterations=1, rollout_turns=None).evaluate(view, legal)
+    assert sorted(a for a, _ in full) == sorted(legal)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_search_ranks_first_the_move_it_plays(players: int) -> None:
     """Best first: the estimates come ranked as the search chooses (most visited first), so the
