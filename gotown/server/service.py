@@ -363,9 +363,9 @@ class GameService:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self._bot_workers.shutdown()
-        self._bots_only_workers.shutdown()
-        self._hint_workers.shutdown()
+        # (together: each may wait for a decision under way to end)
+        workers = (self._bot_workers, self._bots_only_workers, self._hint_workers)
+        await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
         self._view_executor.shutdown(wait=False, cancel_futures=True)
         if self._background:
             await asyncio.wait(set(self._background), timeout=5)
@@ -1089,9 +1089,9 @@ class GameService:
                 view = await loop.run_in_executor(self._view_executor, game.view, seat)
                 if people:
                     async with self._bot_gate.slot(live.creator or live.stored.id):
-                        action, bot = await self._bot_workers.submit(_choose, bot, view, legal)
+                        action, bot = await self._bot_workers.run(_choose, bot, view, legal)
                 else:
-                    action, bot = await self._bots_only_workers.submit(_choose, bot, view, legal)
+                    action, bot = await self._bots_only_workers.run(_choose, bot, view, legal)
                 live.bots[seat] = bot  # (from a process, the copy that chose)
                 if action not in legal:
                     log.error("bot of seat %s chose an illegal %r in game %s", seat, action,
@@ -1100,6 +1100,8 @@ class GameService:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if self._closing:  # the workers were ended with the server: nothing to store
+                    return
                 log.exception("the bot of seat %s failed in game %s", seat, live.stored.id)
                 action = fallback
             outcome = await self._store_bot_move(live, seat, version, action)
@@ -1174,7 +1176,7 @@ class GameService:
             seen = view
             if isinstance(seen, Game):
                 seen = await loop.run_in_executor(self._view_executor, seen.view, seat)
-            return await self._hint_workers.submit(compute, seen)
+            return await self._hint_workers.run(compute, seen)
 
         def start() -> asyncio.Future[T]:
             self._admit_estimate(client)  # (raises before anything is queued)

@@ -9,11 +9,14 @@ lower CPU priority than the server (``os.nice``), so that the requests of the pe
 tables come first. Threads remain an option (``Settings.worker_processes = False``): the same
 results, one core.
 
-Everything handed to a worker is pickled: a module-level function and its arguments (the game,
-which the worker turns into the seat's view, and the bot, whose random state comes back with
-its answer). A worker that dies (killed, out of memory) breaks its pool: the call fails with
-:class:`concurrent.futures.process.BrokenProcessPool`, which the callers already treat as a
-failed decision or estimate, and the next call gets a new pool.
+Everything handed to a worker is pickled: a module-level function and its arguments (for a
+bot, the seat's view, the legal actions and the bot, whose random state comes back with its
+answer). A worker that dies (killed, out of memory) breaks its pool, which fails every call it
+holds: :meth:`Workers.run` makes them again in a new pool (at most three times each, then the
+call fails with :class:`concurrent.futures.process.BrokenProcessPool`, which the callers treat
+as a failed decision or estimate). Workers ignore SIGINT and SIGTERM, which a terminal or a
+service manager sends to the server's whole process group: the server ends them itself, in
+order (:meth:`Workers.shutdown`), or they end when they find it gone.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -38,13 +41,41 @@ T = TypeVar("T")
 
 #: How often a worker process checks that the server that started it still runs.
 PARENT_CHECK_SECONDS = 1.0
+#: How long :meth:`Workers.shutdown` lets a call under way finish (a search bot's decision takes
+#: a second or two at most) before it kills the worker.
+SHUTDOWN_SECONDS = 3.0
+
+
+#: The signals a worker leaves to its server: Ctrl-C (a worker would print a traceback) and a
+#: stop (``timeout``, ``kill -TERM -GROUP`` and service managers signal every process of the
+#: server's group: a worker ended that way would fail its call before the server could stop
+#: in order, and the table would play a fallback move). The server ends its workers itself.
+HELD_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Block :data:`HELD_SIGNALS` in this thread while it starts worker processes: they are
+    born with the signals blocked (a signal mask is inherited) and ignore them from their
+    first instruction, not from their initializer on."""
+    if not hasattr(signal, "pthread_sigmask"):  # (not on Windows)
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _start_worker(niceness: int) -> None:
-    """A worker process's start: the server handles Ctrl-C (a worker would print a traceback),
+    """A worker process's start: the server's signals are the server's (:data:`HELD_SIGNALS`),
     its work yields to the server's, the worker ends when the server does (however it ended),
     and the bots are imported once, before the first call."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for held in HELD_SIGNALS:
+        signal.signal(held, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # (now ignored)
     if niceness:
         with contextlib.suppress(OSError):
             os.nice(niceness)
@@ -73,6 +104,7 @@ class Workers:
         self.size = size
         self.processes = processes
         self.niceness = niceness
+        self._closed = False
         self._pool = self._new_pool()
 
     def _new_pool(self) -> Executor:
@@ -95,14 +127,29 @@ class Workers:
         loop = asyncio.get_running_loop()
         call = functools.partial(fn, *args)
         pool = self._pool
-        try:
-            future = loop.run_in_executor(pool, call)
-        except BrokenProcessPool:  # it broke since the last call: renew it, once
-            self._renew(pool)
-            pool = self._pool
-            future = loop.run_in_executor(pool, call)
+        with _signals_held():  # (this call may start a worker process)
+            try:
+                future = loop.run_in_executor(pool, call)
+            except BrokenProcessPool:  # it broke since the last call: renew it, once
+                self._renew(pool)
+                pool = self._pool
+                future = loop.run_in_executor(pool, call)
         future.add_done_callback(functools.partial(self._check, pool))
         return future
+
+    async def run(self, fn: Callable[..., T], *args: Any, attempts: int = 3) -> T:
+        """``fn(*args)`` in a worker, called again in new workers when the call's worker, or
+        another of its pool, died (a broken pool fails every call it holds, not only the dead
+        worker's), up to ``attempts`` calls in all; a call that kills its worker every time
+        fails with :class:`BrokenProcessPool` at last. Not after :meth:`shutdown`."""
+        for attempt in range(1, attempts + 1):
+            try:
+                return await self.submit(fn, *args)
+            except BrokenProcessPool:
+                if self._closed or attempt == attempts:
+                    raise
+                log.warning("a %s call is made again, in new workers", self.name)
+        raise AssertionError("attempts must be at least 1")
 
     def _check(self, pool: Executor, future: asyncio.Future[Any]) -> None:
         if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
@@ -110,9 +157,9 @@ class Workers:
 
     def _renew(self, broken: Executor) -> None:
         """Replace ``broken`` (once, however many of its calls failed)."""
-        if self._pool is not broken:
+        if self._pool is not broken or self._closed:
             return
-        log.error("a %s worker process died: its calls failed, new workers will start", self.name)
+        log.error("a %s worker process died: new workers will start", self.name)
         broken.shutdown(wait=False, cancel_futures=True)
         self._pool = self._new_pool()
 
@@ -122,12 +169,26 @@ class Workers:
         if self.processes:
             self.submit(_nothing)
 
-    def shutdown(self) -> None:
-        """Stop at once: queued calls are cancelled, and worker processes are ended in the
-        middle of a decision rather than waited for (its table resumes at the next start)."""
+    def shutdown(self, grace: float = SHUTDOWN_SECONDS) -> None:
+        """Stop: queued calls are cancelled; a call under way may finish within ``grace``
+        seconds (its answer is not used: its table resumes at the next start), then its worker
+        is killed. Blocks until the pool has tidied up (or ``grace`` has passed twice): a
+        server that exits right after leaves no process behind, nor, when its workers could end
+        in order, a warning of leaked semaphores."""
+        self._closed = True
         pool = self._pool
         processes = list(getattr(pool, "_processes", None) or {})  # (no public way before 3.14)
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(process, signal.SIGTERM)
+        if not processes:
+            pool.shutdown(wait=False, cancel_futures=True)
+            return
+        # (one call: a first one that does not wait forgets what a second would wait for)
+        tidy = threading.Thread(
+            target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True}, daemon=True
+        )
+        tidy.start()
+        tidy.join(grace)
+        if tidy.is_alive():  # still busy: end it (it ignores SIGTERM, HELD_SIGNALS)
+            for process in processes:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(process, signal.SIGKILL)
+            tidy.join(grace)

@@ -1,12 +1,13 @@
 """Bot decisions and estimates in worker processes (``gotown/server/workers.py``), the server's
-default: the same moves as in threads, at a lower priority, and a worker that dies costs one
-decision, not the table."""
+default: the same moves as in threads, at a lower priority, only the seat's view sent, the
+calls of a worker that died made again, and no worker left behind however the server ends."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from gotown.engine import Action, Game
+from gotown.engine import Action, Game, View
 from gotown.server import service as service_module
 from gotown.server.settings import Settings
 from gotown.server.workers import Workers
@@ -50,6 +51,33 @@ def test_process_workers_run_apart_at_a_lower_priority_and_threads_run_here() ->
         finally:
             processes.shutdown()
             threads.shutdown()
+
+    asyncio.run(main())
+
+
+def test_workers_leave_ctrl_c_and_sigterm_to_their_server() -> None:
+    """A terminal's Ctrl-C and a service manager's stop reach the whole process group: the
+    workers ignore them (the server ends them in order), from their first instruction on."""
+
+    async def main() -> None:
+        workers = Workers("test", 1, processes=True)
+        try:
+            pid, _ = await workers.submit(_pid_and_niceness)
+            os.kill(pid, signal.SIGINT)
+            os.kill(pid, signal.SIGTERM)
+            await asyncio.sleep(0.3)
+            assert (await workers.submit(_pid_and_niceness))[0] == pid  # the same, alive
+            status = Path(f"/proc/{pid}/status").read_text()
+            blocked = int(
+                next(ln for ln in status.splitlines() if ln.startswith("SigBlk:")).split()[1], 16
+            )
+            ignored = int(
+                next(ln for ln in status.splitlines() if ln.startswith("SigIgn:")).split()[1], 16
+            )
+            for held in (signal.SIGINT, signal.SIGTERM):
+                assert ignored >> (held - 1) & 1 and not blocked >> (held - 1) & 1
+        finally:
+            workers.shutdown()
 
     asyncio.run(main())
 
@@ -88,7 +116,7 @@ def test_shutting_down_ends_a_worker_in_the_middle_of_its_work() -> None:
         pid, _ = await workers.submit(_pid_and_niceness)
         busy = workers.submit(time.sleep, 60)
         await asyncio.sleep(0.2)
-        workers.shutdown()
+        workers.shutdown(grace=0.5)  # it does not finish in time: it is killed
         with pytest.raises((BrokenProcessPool, asyncio.CancelledError)):
             await busy
         return pid
@@ -164,11 +192,42 @@ def test_the_hint_and_the_chances_come_from_a_worker_process(tmp_path: Path) -> 
         assert chances["win_probability"] == hints[0]["win_probability"]
 
 
-def _dying_choose(bot: Any, game: Game, seat: int, legal: Any) -> tuple[Action, Any]:
-    os._exit(3)  # as a worker killed in the middle of a decision
+def _dying_choose(bot: Any, view: View, legal: Any) -> tuple[Action, Any]:
+    os._exit(3)  # as a worker killed in the middle of a decision, every time
 
 
-def test_a_bot_whose_worker_dies_still_moves_and_the_next_decision_gets_a_new_worker(
+def _choose_after_dying_once(bot: Any, view: View, legal: Any) -> tuple[Action, Any]:
+    """The first call (in any worker) kills its worker; the others choose as usual."""
+    marker = Path(os.environ["GOTOWN_TEST_DIED_ONCE"])
+    if not marker.exists():
+        marker.write_text("died")
+        os._exit(3)
+    from gotown.server.service import _choose  # (the worker's own, real one)
+
+    return _choose(bot, view, legal)
+
+
+def _messages(caplog: pytest.LogCaptureFixture, start: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith(start)]
+
+
+def test_a_decision_whose_worker_dies_is_made_again_in_a_new_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A dead worker breaks its pool, which fails every call it holds: each is made again in
+    new workers, so the bot plays its own moves, the very ones it plays in threads."""
+    monkeypatch.setenv("GOTOWN_TEST_DIED_ONCE", str(tmp_path / "died"))
+    monkeypatch.setattr(service_module, "_choose", _choose_after_dying_once)
+    in_processes = _record(tmp_path / "processes", processes=True)
+    assert (tmp_path / "died").exists()
+    assert _messages(caplog, "a bot worker process died")
+    assert _messages(caplog, "a bot call is made again")
+    assert not _messages(caplog, "the bot of seat")  # no decision failed: no fallback move
+    monkeypatch.undo()
+    assert in_processes == _record(tmp_path / "threads", processes=False)
+
+
+def test_a_decision_that_kills_its_worker_every_time_ends_in_the_fallback_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     with running(_settings(tmp_path, processes=True)) as client:
@@ -176,15 +235,16 @@ def test_a_bot_whose_worker_dies_still_moves_and_the_next_decision_gets_a_new_wo
         gid, tokens = new_game(
             client, ["human", "bot"], seed=22, level="medium", options={"first_player": 1}
         )
-        # The bot's move is the table's seeded fallback: the game goes on.
+        # Three calls, three dead workers, then the table's seeded fallback: the game goes on.
         st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
         assert any(e["type"] == "action" and e["seat"] == 1 for e in st["view"]["events"])
+        assert len(_messages(caplog, "a bot call is made again")) == 2
+        assert len(_messages(caplog, "the bot of seat 1 failed")) == 1
         monkeypatch.undo()
         version = st["version"]
-        end = {"type": "end-turn"}
         r = client.post(
             f"/api/games/{gid}/actions",
-            json={"version": version, "action": end},
+            json={"version": version, "action": {"type": "end-turn"}},
             headers=auth(tokens[0]),
         )
         assert r.status_code == 200, r.text
@@ -198,11 +258,7 @@ def test_a_bot_whose_worker_dies_still_moves_and_the_next_decision_gets_a_new_wo
             ),
         )
         assert after["version"] > version + 1
-        # Only the decision whose worker died failed (a broken pool kept would fail them all).
-        failed = [
-            r for r in caplog.records if r.getMessage().startswith("the bot of seat 1 failed")
-        ]
-        assert len(failed) == 1
+        assert len(_messages(caplog, "the bot of seat 1 failed")) == 1
 
 
 def test_workers_get_a_seats_view_and_never_the_game(
