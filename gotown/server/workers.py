@@ -76,7 +76,7 @@ def _start_worker(niceness: int) -> None:
         signal.signal(held, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # (now ignored)
-    if niceness:
+    if niceness and hasattr(os, "nice"):  # (not on Windows)
         with contextlib.suppress(OSError):
             os.nice(niceness)
     threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
@@ -190,5 +190,5 @@ class Workers:
         if tidy.is_alive():  # still busy: end it (it ignores SIGTERM, HELD_SIGNALS)
             for process in processes:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(process, signal.SIGKILL)
+                    os.kill(process, getattr(signal, "SIGKILL", signal.SIGTERM))
             tidy.join(grace)
