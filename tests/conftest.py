@@ -1,7 +1,12 @@
-"""Shared pytest settings: a deterministic, database-less Hypothesis profile for CI."""
+"""Shared pytest settings: a deterministic, database-less Hypothesis profile for CI; and what
+tests of hidden information share."""
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable, Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -13,3 +18,24 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("gotown")
+
+
+def _reachable(*roots: object) -> Iterator[object]:
+    """Every object reachable from ``roots`` (through what the garbage collector sees of
+    them: attributes, items, closures), each once; classes are not entered."""
+    seen: set[int] = set()
+    todo = list(roots)
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or isinstance(item, type):
+            continue
+        seen.add(id(item))
+        yield item
+        todo.extend(gc.get_referents(item))
+
+
+@pytest.fixture
+def reachable() -> Callable[..., Iterator[object]]:
+    """:func:`_reachable`: what a piece of code handed ``roots`` can get to, e.g. to show that
+    a bot handed a view can get to no hidden card."""
+    return _reachable
