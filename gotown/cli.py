@@ -111,7 +111,15 @@ def bench(
               help="SQLAlchemy URL (default: a SQLite file gotown.sqlite3 here).")  # fmt: skip
 @click.option("--reload", is_flag=True, help="Restart on code changes (development).")
 def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
-    """Start the web table on http://HOST:PORT."""
+    """Start the web table on http://HOST:PORT.
+
+    Phones on the same network need --host 0.0.0.0 and this computer's address. Other
+    settings come from the environment: GOTOWN_BROADCAST_URL (redis://HOST:PORT to run several
+    server processes on one database), GOTOWN_PUBLIC_BASE_URL (the base of invitation links),
+    GOTOWN_BOT_DELAY (seconds between bot moves, 0.6), GOTOWN_RATE_LIMIT (requests a minute
+    per address, 240), GOTOWN_WORKER_PROCESSES (bots and hints in worker processes: true;
+    false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4) and others: gotown/server/README.md.
+    """
     from .server import run
 
     run(host=host, port=port, database_url=database_url, reload=reload)

@@ -44,3 +44,30 @@ def test_help_is_offered_on_every_command() -> None:
         assert command in top.output
         sub = runner.invoke(main, [command, "--help"])
         assert sub.exit_code == 0 and "Usage" in sub.output, command
+
+
+def test_serve_help_points_to_every_setting_and_the_readme_names_them_all() -> None:
+    """``gotown serve`` takes most settings from GOTOWN_* variables: its help names the main
+    ones and the server's README, which names every variable the settings read."""
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    from gotown.server.settings import Settings
+
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "gotown" / "server" / "settings.py").read_text()
+    names = set(re.findall(r"GOTOWN_[A-Z_]*[A-Z]", source))
+    for field in dataclasses.fields(Settings):  # the ones read by name, in a loop
+        variable = f"GOTOWN_{field.name.upper()}"
+        if (
+            field.name.startswith("max_")
+            and getattr(Settings.from_env({variable: "7"}), field.name) == 7
+        ):
+            names.add(variable)
+    readme = (root / "gotown" / "server" / "README.md").read_text()
+    assert len(names) >= 12 and not [n for n in sorted(names) if n not in readme]
+    help_text = " ".join(CliRunner().invoke(main, ["serve", "--help"]).output.split())
+    for variable in ("GOTOWN_BROADCAST_URL", "GOTOWN_WORKER_PROCESSES", "GOTOWN_BOT_DELAY"):
+        assert variable in help_text
+    assert "gotown/server/README.md" in help_text
