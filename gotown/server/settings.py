@@ -6,7 +6,9 @@ Values come from the arguments of :func:`Settings.from_env` first, then from the
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -75,49 +77,94 @@ class Settings:
             raise ValueError("presence_ttl must be > 0")
         if self.idle_game_seconds <= 0:
             raise ValueError("idle_game_seconds must be > 0")
-        for name in ("max_pending_estimates", "max_pending_estimates_per_client"):
+        for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        for name in ("max_bots_only_tables", "max_bots_only_tables_per_client"):
+        for name in (
+            "rate_limit_per_minute",
+            "max_bots_only_tables",
+            "max_bots_only_tables_per_client",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
-        """Settings from ``GOTOWN_*`` variables, then explicit overrides (None is ignored)."""
+        """Settings from ``GOTOWN_*`` variables (:data:`ENVIRONMENT`; an empty one counts as
+        unset), then explicit overrides (None is ignored). Raises ``ValueError`` naming the
+        variable and what it should be."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
-        if env.get("GOTOWN_DATABASE_URL"):
-            values["database_url"] = env["GOTOWN_DATABASE_URL"]
-        if env.get("GOTOWN_BROADCAST_URL"):
-            values["broadcast_url"] = env["GOTOWN_BROADCAST_URL"]
-        if env.get("GOTOWN_BOT_DELAY"):
-            values["bot_delay"] = float(env["GOTOWN_BOT_DELAY"])
-        if env.get("GOTOWN_RATE_LIMIT"):
-            values["rate_limit_per_minute"] = int(env["GOTOWN_RATE_LIMIT"])
-        if env.get("GOTOWN_ALLOW_SEED"):
-            values["allow_seed"] = env["GOTOWN_ALLOW_SEED"].lower() in ("1", "true", "yes")
-        if env.get("GOTOWN_WORKER_PROCESSES"):
-            values["worker_processes"] = env["GOTOWN_WORKER_PROCESSES"].lower() in (
-                "1",
-                "true",
-                "yes",
-            )
-        if env.get("GOTOWN_IDLE_GAME_SECONDS"):
-            values["idle_game_seconds"] = float(env["GOTOWN_IDLE_GAME_SECONDS"])
+        for variable, (name, read) in ENVIRONMENT.items():
+            text: str | None = env.get(variable)
+            if text:
+                try:
+                    values[name] = read(text)
+                except ValueError as exc:
+                    raise ValueError(f"{variable}={text!r}: {exc}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls(**values)
+        except ValueError as exc:  # a bound of __post_init__, named by its variable
+            field = str(exc).split(" ", 1)[0]
+            named = [v for v, (n, _) in ENVIRONMENT.items() if n == field and env.get(v)]
+            if named and field not in overrides:
+                raise ValueError(f"{named[0]}={env[named[0]]!r}: {exc}") from None
+            raise
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def _text(text: str) -> str:
+    return text
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("not a whole number") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("not a number of seconds") from None
+    if not math.isfinite(value):
+        raise ValueError("not a finite number of seconds")
+    return value
+
+
+def _switch(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("not one of true, false, 1, 0, yes, no, on, off")
+
+
+#: The environment variables :meth:`Settings.from_env` reads: the setting each gives, and how
+#: its text is read.
+ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "GOTOWN_DATABASE_URL": ("database_url", _text),
+    "GOTOWN_BROADCAST_URL": ("broadcast_url", _text),
+    "GOTOWN_BOT_DELAY": ("bot_delay", _seconds),
+    "GOTOWN_RATE_LIMIT": ("rate_limit_per_minute", _whole),
+    "GOTOWN_ALLOW_SEED": ("allow_seed", _switch),
+    "GOTOWN_WORKER_PROCESSES": ("worker_processes", _switch),
+    "GOTOWN_IDLE_GAME_SECONDS": ("idle_game_seconds", _seconds),
+    "GOTOWN_PUBLIC_BASE_URL": ("public_base_url", _text),
+    **{
+        f"GOTOWN_{name.upper()}": (name, _whole)
         for name in (
+            "max_body_bytes",
             "max_pending_estimates",
             "max_pending_estimates_per_client",
             "max_bots_only_tables",
             "max_bots_only_tables_per_client",
-        ):
-            variable = f"GOTOWN_{name.upper()}"
-            if env.get(variable):
-                values[name] = int(env[variable])
-        if env.get("GOTOWN_PUBLIC_BASE_URL"):
-            values["public_base_url"] = env["GOTOWN_PUBLIC_BASE_URL"]
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
-
-    def with_(self, **changes: Any) -> Settings:
-        return replace(self, **changes)
+        )
+    },
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from gotown.bench import play_random_games
@@ -71,3 +72,17 @@ def test_serve_help_points_to_every_setting_and_the_readme_names_them_all() -> N
     for variable in ("GOTOWN_BROADCAST_URL", "GOTOWN_WORKER_PROCESSES", "GOTOWN_BOT_DELAY"):
         assert variable in help_text
     assert "gotown/server/README.md" in help_text
+
+
+def test_serve_refuses_a_bad_setting_in_the_environment_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gotown.server
+
+    def refuse(**_: object) -> None:
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(gotown.server, "run", refuse)
+    result = CliRunner().invoke(main, ["serve"], env={"GOTOWN_RATE_LIMIT": "lots"})
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert "GOTOWN_RATE_LIMIT='lots': not a whole number" in result.output

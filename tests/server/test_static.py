@@ -138,6 +138,29 @@ def test_settings_come_from_the_environment(tmp_path: Path) -> None:
     assert settings.database_url == "sqlite:///x.db" and settings.bot_delay == 0.25
     assert Settings.from_env({}, database_url=None).database_url.endswith("gotown.sqlite3")
     assert Settings.from_env({}).broadcast_url == "memory://"
+    switches = {"true": True, "1": True, "Yes": True, "off": False, "0": False, "": True}
+    for text, value in switches.items():  # (empty: unset, the default)
+        assert Settings.from_env({"GOTOWN_WORKER_PROCESSES": text}).worker_processes is value
+    assert Settings.from_env({"GOTOWN_MAX_BODY_BYTES": "4096"}).max_body_bytes == 4096
+
+
+@pytest.mark.parametrize(
+    ("variable", "text", "words"),
+    [
+        ("GOTOWN_RATE_LIMIT", "abc", "not a whole number"),
+        ("GOTOWN_RATE_LIMIT", "-5", "rate_limit_per_minute must be >= 0"),
+        ("GOTOWN_BOT_DELAY", "nan", "not a finite number of seconds"),
+        ("GOTOWN_BOT_DELAY", "-1", "bot_delay must be >= 0"),
+        ("GOTOWN_WORKER_PROCESSES", "maybe", "not one of true, false"),
+        ("GOTOWN_ALLOW_SEED", "2", "not one of true, false"),
+        ("GOTOWN_MAX_BODY_BYTES", "0", "max_body_bytes must be >= 1"),
+        ("GOTOWN_IDLE_GAME_SECONDS", "soon", "not a number of seconds"),
+    ],
+)
+def test_a_bad_setting_in_the_environment_is_named(variable: str, text: str, words: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        Settings.from_env({variable: text})
+    assert str(caught.value).startswith(f"{variable}={text!r}: ") and words in str(caught.value)
 
 
 def test_notices_cross_processes_through_redis() -> None:
