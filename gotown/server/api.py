@@ -255,7 +255,9 @@ async def replay(game_id: str, service: Service, token: Token) -> schemas.Replay
 async def rematch(
     game_id: str, request: Request, service: Service, token: Token
 ) -> schemas.JoinedOut:
-    """Start the rematch (or join it) in the same seat."""
+    """Start the rematch (or join it) in the same seat. A seat that another player gave to a
+    bot while it was free is the returning player's again (in the lobby or in the game); a
+    seat that was handed to a bot after its player had joined is theirs to reclaim."""
     return await service.rematch(game_id, token, base_url(request))
 
 

@@ -1640,9 +1640,43 @@ class GameService:
         assert rematch_id is not None
         new = await self._current(rematch_id)
         if new.stored.seats[seat].kind == "bot":
-            raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
+            # Another player gave the seat to a bot before this one came back (the lobby's
+            # "give to a bot" on a free seat): it is theirs again, as a reclaim gives it back.
+            return await self._take_back_from_bot(new, seat, name, base_url)
         return await self.join(
             rematch_id,
             schemas.JoinIn(code=new.stored.invite_code, name=name, seat=seat),
             base_url,
+        )
+
+    async def _take_back_from_bot(
+        self, live: LiveGame, seat: int, name: str, base_url: str
+    ) -> schemas.JoinedOut:
+        """Seat ``name`` at ``seat`` of the rematch ``live``, which a bot was given while it was
+        free (in the lobby, or since: the game starts once every seat is filled)."""
+        game_id = live.stored.id
+        async with live.lock:
+            target = live.stored.seats[seat]
+            if live.stored.status == "over":
+                raise ServiceError(409, "game-over", "the rematch is over")
+            if target.kind != "bot" or target.token_hash is not None:
+                # (a person's seat handed to a bot: that person may reclaim it, not another)
+                raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
+            token = secrets.token_urlsafe(24)
+            await self._mark_taken(live, seat)  # first, as for a join
+            taken = functools.partial(self.store.take_seat, from_bot=True)
+            if not await self._db(taken, game_id, seat, name, hash_token(token)):
+                await self._reload(live)
+                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
+            target.kind, target.level = "human", None
+            target.name, target.token_hash = name, hash_token(token)
+            if self.shared:
+                await self._catch_up(live, locked=True)
+        await self._notify(live, "lobby")
+        self._kick_bots(live)  # (a bot thinking for the seat stops: the seat is a person's)
+        return schemas.JoinedOut(
+            game_id=game_id,
+            seat=seat,
+            token=token,
+            play_url=self.play_url(game_id, token, base_url),
         )

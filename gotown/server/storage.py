@@ -315,18 +315,21 @@ class Store:
 
     # --- seats -------------------------------------------------------------------------------
 
-    def take_seat(self, game_id: str, seat: int, name: str, token_hash: str) -> bool:
-        """Give a free human seat to a person; False if someone took it first."""
+    def take_seat(
+        self, game_id: str, seat: int, name: str, token_hash: str, *, from_bot: bool = False
+    ) -> bool:
+        """Give a free human seat to a person (``from_bot``: a seat a bot was given, that no
+        person holds, becomes theirs); False if someone took or changed it first."""
         with self.session() as s, s.begin():
             result = s.execute(
                 update(SeatRow)
                 .where(
                     SeatRow.game_id == game_id,
                     SeatRow.seat == seat,
-                    SeatRow.kind == "human",
+                    SeatRow.kind == ("bot" if from_bot else "human"),
                     SeatRow.token_hash.is_(None),
                 )
-                .values(name=name, token_hash=token_hash)
+                .values(kind="human", level=None, name=name, token_hash=token_hash)
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
 

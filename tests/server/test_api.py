@@ -499,6 +499,38 @@ def test_a_person_whose_seat_a_bot_finished_gets_it_back_in_the_rematch(
     assert [s["kind"] for s in st["lobby"]["seats"]] == ["human", "human"]
 
 
+def test_a_player_back_for_the_rematch_takes_their_seat_back_from_a_bot(
+    client: TestClient,
+) -> None:
+    """The first to come back may give the free seats to bots (to start); a player of the
+    last game who comes after takes their own seat back, in the lobby or in the game."""
+    gid, tokens = new_game(client, ["human", "human", "human"], seed=19)
+    play_to_end(client, gid, tokens, seed=3)
+    anna = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[0])).json()
+    new_id = anna["game_id"]
+    r = client.post(f"/api/games/{new_id}/seats/1/bot", headers=auth(anna["token"]))
+    assert r.status_code == 200, r.text
+    # Bob, in the lobby: his seat again, with his name.
+    bob = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[1]))
+    assert bob.status_code == 200, bob.text
+    assert bob.json()["game_id"] == new_id and bob.json()["seat"] == 1
+    seats = state(client, new_id, bob.json()["token"])["lobby"]["seats"]
+    assert [(s["kind"], s["name"]) for s in seats] == [
+        ("human", "Anna"), ("human", "Bob"), ("human", None)
+    ]  # fmt: skip
+    # Cleo's seat given to a bot fills the table: the rematch starts without her...
+    r = client.post(f"/api/games/{new_id}/seats/2/bot", headers=auth(anna["token"]))
+    assert r.status_code == 200 and state(client, new_id)["status"] == "playing"
+    # ... and she takes it back in the game.
+    cleo = client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[2]))
+    assert cleo.status_code == 200, cleo.text
+    st = state(client, new_id, cleo.json()["token"])
+    assert st["status"] == "playing" and st["seat"] == 2
+    assert [s["kind"] for s in st["lobby"]["seats"]] == ["human", "human", "human"]
+    assert st["lobby"]["seats"][2]["name"] == "Cleo"
+    play_to_end(client, new_id, {0: anna["token"], 1: bob.json()["token"], 2: cleo.json()["token"]})
+
+
 def test_a_free_seat_can_be_given_to_a_bot_to_start(client: TestClient) -> None:
     created = client.post(
         "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}

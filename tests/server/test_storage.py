@@ -127,3 +127,30 @@ def test_the_seed_migration_upgrades_a_database_at_0001_keeping_its_games(
                 assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     finally:
         store.dispose()
+
+
+def test_a_seat_is_taken_from_a_bot_only_when_asked_and_nobody_holds_it(
+    database_url: str,
+) -> None:
+    store = Store(database_url)
+    try:
+        store.migrate()
+        game = StoredGame(
+            id="b", players=3, seed=1, options={}, language="en", invite_code="cb",
+            status="lobby", seats=[StoredSeat(0, "human", None, "A", "ha"),
+                                   StoredSeat(1, "bot", "easy", None, None),
+                                   StoredSeat(2, "bot", "easy", None, "hc")],
+        )  # fmt: skip
+        store.create_game(game)
+        assert not store.take_seat("b", 1, "B", "hb")  # a join takes free human seats only
+        assert not store.take_seat("b", 2, "C", "hx", from_bot=True)  # held: its person's
+        assert not store.take_seat("b", 0, "X", "hx", from_bot=True)  # not a bot's
+        assert store.take_seat("b", 1, "B", "hb", from_bot=True)
+        loaded = store.load_game("b")
+        assert loaded is not None
+        seats = [(s.kind, s.level, s.name, s.token_hash) for s in loaded.seats]
+        assert seats == [
+            ("human", None, "A", "ha"), ("human", None, "B", "hb"), ("bot", "easy", None, "hc")
+        ]  # fmt: skip
+    finally:
+        store.dispose()
