@@ -80,11 +80,7 @@ class Settings:
         for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        for name in (
-            "rate_limit_per_minute",
-            "max_bots_only_tables",
-            "max_bots_only_tables_per_client",
-        ):
+        for name in ("max_bots_only_tables", "max_bots_only_tables_per_client"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
 
