@@ -59,7 +59,7 @@ from .fairgate import FairGate
 from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
-from .storage import ConflictError, Store, StoredGame, StoredSeat, stamp_of
+from .storage import ConflictError, SeatChangedError, Store, StoredGame, StoredSeat, stamp_of
 from .workers import Workers
 
 log = logging.getLogger("gotown.server")
@@ -970,9 +970,17 @@ class GameService:
             raise ServiceError(422, "invalid-action", str(exc)) from exc
         # The action and, when it ends the game, the status are one write: a failure between
         # two writes would answer "try again" for an action that was made.
-        store_it = functools.partial(self.store.append_action, ends=after.is_over)
+        # Who made it (the seat's kind here) is checked there too: another process may have
+        # handed the seat over, or taken it back from its bot, since this one looked.
+        kind = live.stored.seats[seat].kind
+        store_it = functools.partial(self.store.append_action, ends=after.is_over, kind=kind)
         try:
             await self._db(store_it, live.stored.id, version, seat, action.to_json())
+        except SeatChangedError as exc:
+            await self._reload(live)
+            if kind == "human":
+                raise ServiceError(409, "seat-is-bot", f"{exc}: take it back first") from exc
+            raise ServiceError(409, "stale-version", str(exc)) from exc  # (a bot's: not shown)
         except ConflictError as exc:
             await self._reload(live)
             raise ServiceError(409, "stale-version", "another action was applied first") from exc

@@ -141,6 +141,11 @@ class ConflictError(Exception):
     """Another writer got there first (an action at that version is already stored)."""
 
 
+class SeatChangedError(ConflictError):
+    """The seat is no longer played as the action said (a person took it back from its bot,
+    or it was handed to a bot), on another process since this one looked."""
+
+
 class Store:
     def __init__(self, database_url: str) -> None:
         self.url = database_url
@@ -359,13 +364,32 @@ class Store:
     # --- actions -----------------------------------------------------------------------------
 
     def append_action(
-        self, game_id: str, seq: int, seat: int, action: dict[str, Any], *, ends: bool = False
+        self,
+        game_id: str,
+        seq: int,
+        seat: int,
+        action: dict[str, Any],
+        *,
+        ends: bool = False,
+        kind: str | None = None,
     ) -> None:
         """Store the action made on version ``seq``, and with ``ends`` (it ended the game) the
         status "over" in the same transaction: both or neither. ConflictError if that version
-        is taken."""
+        is taken; with ``kind`` ("human" or "bot": who made it), SeatChangedError if the seat
+        is not of that kind, checked in the same transaction (its row stays locked until the
+        action is stored: a seat taken back at that moment elsewhere waits, then sees it)."""
         try:
             with self.session() as s, s.begin():
+                if kind is not None:
+                    mine = s.execute(
+                        update(SeatRow)
+                        .where(
+                            SeatRow.game_id == game_id, SeatRow.seat == seat, SeatRow.kind == kind
+                        )
+                        .values(kind=kind)
+                    )
+                    if not mine.rowcount:  # type: ignore[attr-defined]
+                        raise SeatChangedError(f"seat {seat} is no longer played by a {kind}")
                 s.add(ActionRow(game_id=game_id, seq=seq, seat=seat, action=action))
                 if ends:
                     s.flush()  # the action first: a taken version fails before the status

@@ -24,6 +24,7 @@ from .conftest import (
     new_game,
     play_one,
     running,
+    slow_bots,
     state,
 )
 from .test_presence import _hand_over, _refused, _state_where
@@ -356,3 +357,66 @@ def test_a_bot_does_not_play_a_seat_taken_back_on_another_process(
             st = state(client, gid, tokens[0])
             assert st["version"] == 0 and st["lobby"]["seats"][0]["kind"] == "human"
             assert st["legal"]
+
+
+def test_a_bot_move_being_stored_as_its_seat_is_taken_back_elsewhere_is_refused(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The narrowest window: two has checked its copy and is writing its bot's move when the
+    seat's person takes it back on one. The database checks the seat with the write."""
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=61, options={"first_player": 0})
+        store = _service(two).store
+        real_append = store.append_action
+        reclaimed: list[int] = []
+
+        def append(game_id: str, seq: int, seat: int, action: Any, **kwargs: Any) -> None:
+            if game_id == gid and not reclaimed:  # (the bot's move, on its way to the database)
+                r = one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0]))
+                reclaimed.append(r.status_code)
+            real_append(game_id, seq, seat, action, **kwargs)
+
+        monkeypatch.setattr(store, "append_action", append)
+        assert _hand_over(two, gid, tokens[0], 0).status_code == 200
+        assert bots_idle(_service(two)._games[gid])
+        assert reclaimed == [204]
+        # The bot's move was not stored: her turn at version 0 is hers, and she plays it.
+        for client in (one, two):
+            st = state(client, gid, tokens[0])
+            assert st["version"] == 0 and st["lobby"]["seats"][0]["kind"] == "human"
+        r = one.post(
+            f"/api/games/{gid}/actions",
+            json={"version": 0, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        assert r.status_code == 200, r.text
+
+
+def test_a_person_s_move_after_their_seat_was_handed_over_elsewhere_is_refused(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=62, options={"first_player": 0})
+        assert state(one, gid, tokens[0])["legal"]
+        bot = slow_bots(monkeypatch)  # (the bot that gets the seat waits: nothing else moves)
+        store = _service(one).store
+        real_append = store.append_action
+        handed: list[int] = []
+
+        def append(game_id: str, seq: int, seat: int, action: Any, **kwargs: Any) -> None:
+            if game_id == gid and not handed:  # Bob hands Anna's seat over on two just then
+                handed.append(_hand_over(two, gid, tokens[1], 0).status_code)
+            real_append(game_id, seq, seat, action, **kwargs)
+
+        monkeypatch.setattr(store, "append_action", append)
+        r = one.post(
+            f"/api/games/{gid}/actions",
+            json={"version": 0, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        assert handed == [200]
+        _refused(r, 409, "seat-is-bot")
+        assert state(two, gid)["version"] == 0
+        bot.release.set()
