@@ -126,6 +126,8 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
     try:  # (the server reads them again: a mistake is told here, before it starts)
         Settings.from_env(database_url=database_url)
     except ValueError as exc:
+        if str(exc).startswith("database_url"):  # (given with --database-url)
+            raise click.BadParameter(str(exc), param_hint="--database-url") from None
         raise click.UsageError(f"a setting from the environment: {exc}") from None
     run(host=host, port=port, database_url=database_url, reload=reload)
 

@@ -1667,7 +1667,9 @@ class GameService:
             target = live.stored.seats[seat]
             if live.stored.status == "over":
                 raise ServiceError(409, "game-over", "the rematch is over")
-            if target.kind != "bot" or target.token_hash is not None:
+            if target.kind != "bot":  # (another request of theirs took it just before)
+                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
+            if target.token_hash is not None:
                 # (a person's seat handed to a bot: that person may reclaim it, not another)
                 raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
             token = secrets.token_urlsafe(24)

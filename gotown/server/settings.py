@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 DEFAULT_DATABASE_FILE = "gotown.sqlite3"
 
@@ -71,6 +72,18 @@ class Settings:
     def __post_init__(self) -> None:
         if not self.database_url:
             object.__setattr__(self, "database_url", default_database_url())
+        from sqlalchemy.engine import make_url  # (it only reads the text)
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            make_url(self.database_url)
+        except ArgumentError:
+            raise ValueError(
+                "database_url must be a database URL, e.g. sqlite:///gotown.sqlite3 or "
+                "postgresql+psycopg://user@host/db"
+            ) from None
+        if urlparse(self.broadcast_url).scheme not in ("memory", "redis", "rediss"):
+            raise ValueError("broadcast_url must be memory:// or redis://HOST:PORT (rediss://)")
         if self.bot_delay < 0:
             raise ValueError("bot_delay must be >= 0")
         if self.presence_ttl <= 0:
@@ -104,7 +117,7 @@ class Settings:
         except ValueError as exc:  # a bound of __post_init__, named by its variable
             field = str(exc).split(" ", 1)[0]
             named = [v for v, (n, _) in ENVIRONMENT.items() if n == field and env.get(v)]
-            if named and field not in overrides:
+            if named and overrides.get(field) in (None, env[named[0]]):
                 raise ValueError(f"{named[0]}={env[named[0]]!r}: {exc}") from None
             raise
 

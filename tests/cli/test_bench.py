@@ -86,3 +86,6 @@ def test_serve_refuses_a_bad_setting_in_the_environment_before_it_starts(
     result = CliRunner().invoke(main, ["serve"], env={"GOTOWN_RATE_LIMIT": "lots"})
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert "GOTOWN_RATE_LIMIT='lots': not a whole number" in result.output
+
+    result = CliRunner().invoke(main, ["serve", "--database-url", "nonsense"])
+    assert result.exit_code == 2 and "Invalid value for --database-url" in result.output

@@ -155,6 +155,8 @@ def test_settings_come_from_the_environment(tmp_path: Path) -> None:
         ("GOTOWN_ALLOW_SEED", "2", "not one of true, false"),
         ("GOTOWN_MAX_BODY_BYTES", "0", "max_body_bytes must be >= 1"),
         ("GOTOWN_IDLE_GAME_SECONDS", "soon", "not a number of seconds"),
+        ("GOTOWN_DATABASE_URL", "nonsense", "database_url must be a database URL"),
+        ("GOTOWN_BROADCAST_URL", "http://x", "broadcast_url must be memory:// or redis://"),
     ],
 )
 def test_a_bad_setting_in_the_environment_is_named(variable: str, text: str, words: str) -> None:
