@@ -44,6 +44,14 @@ def _lose_notices(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> None:
     monkeypatch.setattr(_service(client).pubsub, "publish", lost)
 
 
+def _end_turn(client: TestClient, game_id: str, token: str, version: int) -> Any:
+    return client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": version, "action": {"type": "end-turn"}},
+        headers=auth(token),
+    )
+
+
 def _lobby(client: TestClient, game_id: str) -> dict[str, Any]:
     r = client.get(f"/api/games/{game_id}/lobby")
     assert r.status_code == 200, r.text
@@ -218,20 +226,12 @@ def test_a_seat_handed_to_a_bot_on_another_process_is_a_bot_s_on_every_process(
         # Anna hands her own seat to a bot on two; on one she may not play it any more.
         assert _hand_over(two, gid, tokens[0], 0).status_code == 200
         assert state(one, gid, tokens[0])["legal"] == []
-        r = one.post(
-            f"/api/games/{gid}/actions",
-            json={"version": 0, "action": {"type": "end-turn"}},
-            headers=auth(tokens[0]),
-        )
+        r = _end_turn(one, gid, tokens[0], 0)
         _refused(r, 409, "seat-is-bot")
         # She takes it back on one, and plays there.
         assert one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
         assert state(two, gid, tokens[0])["lobby"]["seats"][0]["kind"] == "human"
-        r = one.post(
-            f"/api/games/{gid}/actions",
-            json={"version": 0, "action": {"type": "end-turn"}},
-            headers=auth(tokens[0]),
-        )
+        r = _end_turn(one, gid, tokens[0], 0)
         assert r.status_code == 200, r.text
 
 
@@ -385,11 +385,7 @@ def test_a_bot_move_being_stored_as_its_seat_is_taken_back_elsewhere_is_refused(
         for client in (one, two):
             st = state(client, gid, tokens[0])
             assert st["version"] == 0 and st["lobby"]["seats"][0]["kind"] == "human"
-        r = one.post(
-            f"/api/games/{gid}/actions",
-            json={"version": 0, "action": {"type": "end-turn"}},
-            headers=auth(tokens[0]),
-        )
+        r = _end_turn(one, gid, tokens[0], 0)
         assert r.status_code == 200, r.text
 
 
@@ -411,11 +407,7 @@ def test_a_person_s_move_after_their_seat_was_handed_over_elsewhere_is_refused(
             real_append(game_id, seq, seat, action, **kwargs)
 
         monkeypatch.setattr(store, "append_action", append)
-        r = one.post(
-            f"/api/games/{gid}/actions",
-            json={"version": 0, "action": {"type": "end-turn"}},
-            headers=auth(tokens[0]),
-        )
+        r = _end_turn(one, gid, tokens[0], 0)
         assert handed == [200]
         _refused(r, 409, "seat-is-bot")
         assert state(two, gid)["version"] == 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -129,28 +132,28 @@ def test_the_seed_migration_upgrades_a_database_at_0001_keeping_its_games(
         store.dispose()
 
 
-def test_a_seat_is_taken_from_a_bot_only_when_asked_and_nobody_holds_it(
-    database_url: str,
-) -> None:
-    store = Store(database_url)
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    """A store whose schema is made."""
+    made = Store(database_url)
     try:
-        store.migrate()
-        game = StoredGame(
-            id="b", players=3, seed=1, options={}, language="en", invite_code="cb",
-            status="lobby", seats=[StoredSeat(0, "human", None, "A", "ha"),
-                                   StoredSeat(1, "bot", "easy", None, None),
-                                   StoredSeat(2, "bot", "easy", None, "hc")],
-        )  # fmt: skip
-        store.create_game(game)
-        assert not store.take_seat("b", 1, "B", "hb")  # a join takes free human seats only
-        assert not store.take_seat("b", 2, "C", "hx", from_bot=True)  # held: its person's
-        assert not store.take_seat("b", 0, "X", "hx", from_bot=True)  # not a bot's
-        assert store.take_seat("b", 1, "B", "hb", from_bot=True)
-        loaded = store.load_game("b")
-        assert loaded is not None
-        seats = [(s.kind, s.level, s.name, s.token_hash) for s in loaded.seats]
-        assert seats == [
-            ("human", None, "A", "ha"), ("human", None, "B", "hb"), ("bot", "easy", None, "hc")
-        ]  # fmt: skip
+        made.migrate()
+        yield made
     finally:
-        store.dispose()
+        made.dispose()
+
+
+def test_a_seat_is_taken_from_a_bot_only_when_asked_and_nobody_holds_it(store: Store) -> None:
+    seats = [StoredSeat(0, "human", None, "A", "ha"), StoredSeat(1, "bot", "easy", None, None),
+             StoredSeat(2, "bot", "easy", None, "hc")]  # fmt: skip
+    store.create_game(StoredGame(id="b", players=3, seed=1, options={}, language="en",
+                                 invite_code="cb", status="lobby", seats=seats))  # fmt: skip
+    assert not store.take_seat("b", 1, "B", "hb")  # a join takes free human seats only
+    assert not store.take_seat("b", 2, "C", "hx", from_bot=True)  # held: its person's
+    assert not store.take_seat("b", 0, "X", "hx", from_bot=True)  # not a bot's
+    assert store.take_seat("b", 1, "B", "hb", from_bot=True)
+    loaded = store.load_game("b")
+    assert loaded is not None
+    assert [(s.kind, s.level, s.name, s.token_hash) for s in loaded.seats] == [
+        ("human", None, "A", "ha"), ("human", None, "B", "hb"), ("bot", "easy", None, "hc")
+    ]  # fmt: skip
