@@ -1567,7 +1567,9 @@ class GameService:
             if target.kind != "bot":
                 return
             await self._mark_taken(live, seat)  # first, as for a join
-            await self._db(self.store.set_seat_kind, game_id, seat, "human", None)
+            if not await self._db(self.store.set_seat_kind, game_id, seat, "human", None):
+                await self._reload(live)  # (it ended on another process a moment ago)
+                raise ServiceError(409, "game-over", "the game is over")
             target.kind, target.level = "human", None
         await self._notify(live, "lobby")
         # The other bots may have stood still (a table of bots in a deadlock): with a person

@@ -333,6 +333,7 @@ class Store:
                     SeatRow.seat == seat,
                     SeatRow.kind == ("bot" if from_bot else "human"),
                     SeatRow.token_hash.is_(None),
+                    _not_over(game_id),
                 )
                 .values(kind="human", level=None, name=name, token_hash=token_hash)
             )
@@ -349,7 +350,9 @@ class Store:
         """Make the seat a person's or a bot's; with ``was`` = (kind, token hash) only if the
         seat is still that (nobody took or changed it meanwhile). False when it was not."""
         with self.session() as s, s.begin():
-            query = update(SeatRow).where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            query = update(SeatRow).where(
+                SeatRow.game_id == game_id, SeatRow.seat == seat, _not_over(game_id)
+            )
             if was is not None:
                 was_kind, was_token = was
                 query = query.where(
@@ -396,6 +399,14 @@ class Store:
                     s.execute(update(GameRow).where(GameRow.id == game_id).values(status="over"))
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
+
+
+def _not_over(game_id: str) -> Any:
+    """The condition that ``game_id`` is not over: a finished game's seats stay as they
+    finished it, even when another process ended it a moment before this one wrote."""
+    return SeatRow.game_id.in_(
+        select(GameRow.id).where(GameRow.id == game_id, GameRow.status != "over")
+    )
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -157,3 +157,17 @@ def test_a_seat_is_taken_from_a_bot_only_when_asked_and_nobody_holds_it(store: S
     assert [(s.kind, s.level, s.name, s.token_hash) for s in loaded.seats] == [
         ("human", None, "A", "ha"), ("human", None, "B", "hb"), ("bot", "easy", None, "hc")
     ]  # fmt: skip
+
+
+def test_a_finished_game_s_seats_are_not_changed(store: Store) -> None:
+    """Even by a process that has not yet seen the end (its checks were done before)."""
+    seats = [StoredSeat(0, "human", None, "A", "ha"), StoredSeat(1, "bot", "easy", None, None)]
+    store.create_game(StoredGame(id="o", players=2, seed=1, options={}, language="en",
+                                 invite_code="co", status="playing", seats=seats))  # fmt: skip
+    assert store.set_status("o", "over", "playing")
+    assert not store.take_seat("o", 1, "B", "hb", from_bot=True)
+    assert not store.set_seat_kind("o", 0, "bot", "easy")
+    assert not store.set_seat_kind("o", 1, "human", None)
+    loaded = store.load_game("o")
+    assert loaded is not None
+    assert [(s.kind, s.name) for s in loaded.seats] == [("human", "A"), ("bot", None)]
