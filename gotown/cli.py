@@ -121,12 +121,12 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
     false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4) and others: gotown/server/README.md.
     """
     from .server import run
-    from .server.settings import Settings
+    from .server.settings import SettingError, Settings
 
     try:  # (the server reads them again: a mistake is told here, before it starts)
         Settings.from_env(database_url=database_url)
-    except ValueError as exc:
-        if str(exc).startswith("database_url"):  # (given with --database-url)
+    except SettingError as exc:
+        if exc.name == "database_url" and exc.variable is None:  # (given with --database-url)
             raise click.BadParameter(str(exc), param_hint="--database-url") from None
         raise click.UsageError(f"a setting from the environment: {exc}") from None
     run(host=host, port=port, database_url=database_url, reload=reload)

@@ -78,51 +78,68 @@ class Settings:
         try:
             make_url(self.database_url)
         except ArgumentError:
-            raise ValueError(
+            raise SettingError(
+                "database_url",
                 "database_url must be a database URL, e.g. sqlite:///gotown.sqlite3 or "
-                "postgresql+psycopg://user@host/db"
+                "postgresql+psycopg://user@host/db",
             ) from None
         if urlparse(self.broadcast_url).scheme not in ("memory", "redis", "rediss"):
-            raise ValueError("broadcast_url must be memory:// or redis://HOST:PORT (rediss://)")
+            raise SettingError(
+                "broadcast_url", "broadcast_url must be memory:// or redis://HOST:PORT (rediss://)"
+            )
         if self.bot_delay < 0:
-            raise ValueError("bot_delay must be >= 0")
+            raise SettingError("bot_delay", "bot_delay must be >= 0")
         if self.presence_ttl <= 0:
-            raise ValueError("presence_ttl must be > 0")
+            raise SettingError("presence_ttl", "presence_ttl must be > 0")
         if self.idle_game_seconds <= 0:
-            raise ValueError("idle_game_seconds must be > 0")
+            raise SettingError("idle_game_seconds", "idle_game_seconds must be > 0")
         for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1")
+                raise SettingError(name, f"{name} must be >= 1")
         for name in ("max_bots_only_tables", "max_bots_only_tables_per_client"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0")
+                raise SettingError(name, f"{name} must be >= 0")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from ``GOTOWN_*`` variables (:data:`ENVIRONMENT`; an empty one counts as
-        unset), then explicit overrides (None is ignored). Raises ``ValueError`` naming the
-        variable and what it should be."""
+        unset), then explicit overrides (None is ignored). Raises :class:`SettingError` naming
+        the variable a bad value came from, and what it should be."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        given: dict[str, str] = {}  # setting -> the variable that gave it
         for variable, (name, read) in ENVIRONMENT.items():
             text: str | None = env.get(variable)
             if text:
                 try:
                     values[name] = read(text)
                 except ValueError as exc:
-                    raise ValueError(f"{variable}={text!r}: {exc}") from None
-        values.update({k: v for k, v in overrides.items() if v is not None})
+                    raise SettingError(name, f"{variable}={text!r}: {exc}", variable) from None
+                given[name] = variable
+        for name, value in overrides.items():
+            if value is not None:
+                if value != values.get(name):  # (the same value as the variable's: still its)
+                    given.pop(name, None)
+                values[name] = value
         try:
             return cls(**values)
-        except ValueError as exc:  # a bound of __post_init__, named by its variable
-            field = str(exc).split(" ", 1)[0]
-            named = [v for v, (n, _) in ENVIRONMENT.items() if n == field and env.get(v)]
-            if named and overrides.get(field) in (None, env[named[0]]):
-                raise ValueError(f"{named[0]}={env[named[0]]!r}: {exc}") from None
-            raise
+        except SettingError as exc:  # a bound of __post_init__: name the variable, if any
+            source = given.get(exc.name)
+            if source is None:
+                raise
+            raise SettingError(exc.name, f"{source}={env[source]!r}: {exc}", source) from None
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
+
+
+class SettingError(ValueError):
+    """A bad setting: ``name`` is the field, the message says what is wrong (and, from
+    :meth:`Settings.from_env`, which variable gave it)."""
+
+    def __init__(self, name: str, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.name, self.variable = name, variable
 
 
 def _text(text: str) -> str:
