@@ -710,20 +710,35 @@ class GameService:
             seat = free[0] if body.seat is None else body.seat
             if seat not in free:
                 raise ServiceError(409, "seat-taken", f"seat {seat} is not free")
-            token = secrets.token_urlsafe(24)
-            # Marked first, so that no process ever sees the seat taken but not when: at worst
-            # (someone else took it first) their seat counts as away a little later.
-            await self._mark_taken(live, seat)
-            if not await self._db(self.store.take_seat, game_id, seat, name, hash_token(token)):
-                await self._reload(live)
-                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
-            stored_seat = live.stored.seats[seat]
-            stored_seat.name, stored_seat.token_hash = name, hash_token(token)
-            if self.shared:
-                # Other seats may have been taken elsewhere meanwhile: start on the facts.
-                await self._catch_up(live, locked=True)
+            token = await self._seat_person(live, seat, name)
             await self._maybe_start(live)
         await self._notify(live, "lobby")
+        return self._joined(game_id, seat, token, base_url)
+
+    async def _seat_person(
+        self, live: LiveGame, seat: int, name: str, *, from_bot: bool = False
+    ) -> str:
+        """Give ``seat`` (free, or a bot's that no person holds: ``from_bot``) to ``name``, in
+        the database and the copy; answer the seat's new token. The caller holds the lock."""
+        token = secrets.token_urlsafe(24)
+        # Marked first, so that no process ever sees the seat taken but not when: at worst
+        # (someone else took it first) their seat counts as away a little later.
+        await self._mark_taken(live, seat)
+        take: Callable[..., bool] = self.store.take_seat
+        if from_bot:
+            take = functools.partial(take, from_bot=True)
+        if not await self._db(take, live.stored.id, seat, name, hash_token(token)):
+            await self._reload(live)
+            raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
+        target = live.stored.seats[seat]
+        target.kind, target.level = "human", None
+        target.name, target.token_hash = name, hash_token(token)
+        if self.shared:
+            # Other seats may have been taken elsewhere meanwhile: go on from the facts.
+            await self._catch_up(live, locked=True)
+        return token
+
+    def _joined(self, game_id: str, seat: int, token: str, base_url: str) -> schemas.JoinedOut:
         return schemas.JoinedOut(
             game_id=game_id,
             seat=seat,
@@ -1674,21 +1689,7 @@ class GameService:
             if target.token_hash is not None:
                 # (a person's seat handed to a bot: that person may reclaim it, not another)
                 raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
-            token = secrets.token_urlsafe(24)
-            await self._mark_taken(live, seat)  # first, as for a join
-            taken = functools.partial(self.store.take_seat, from_bot=True)
-            if not await self._db(taken, game_id, seat, name, hash_token(token)):
-                await self._reload(live)
-                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
-            target.kind, target.level = "human", None
-            target.name, target.token_hash = name, hash_token(token)
-            if self.shared:
-                await self._catch_up(live, locked=True)
+            token = await self._seat_person(live, seat, name, from_bot=True)
         await self._notify(live, "lobby")
         self._kick_bots(live)  # (a bot thinking for the seat stops: the seat is a person's)
-        return schemas.JoinedOut(
-            game_id=game_id,
-            seat=seat,
-            token=token,
-            play_url=self.play_url(game_id, token, base_url),
-        )
+        return self._joined(game_id, seat, token, base_url)
