@@ -97,15 +97,21 @@ def test_a_worker_that_dies_fails_its_call_and_the_next_call_gets_a_new_worker()
     asyncio.run(main())
 
 
+def _gone_now(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie, not yet reaped by its new parent, has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.is_file() and ") Z " in stat.read_text()
+
+
 def _gone(pid: int) -> bool:
-    """Whether process ``pid`` has ended (waiting up to 15 s, bounded by count)."""
+    """Whether process ``pid`` has ended, waiting up to 15 s (bounded by count)."""
     for _ in range(300):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if _gone_now(pid):
             return True
-        if Path(f"/proc/{pid}/stat").is_file() and ") Z " in Path(f"/proc/{pid}/stat").read_text():
-            return True  # ended, not yet reaped by its (new) parent
         time.sleep(0.05)
     return False
 
@@ -149,14 +155,6 @@ def test_a_worker_ends_when_its_server_is_killed() -> None:
         assert _gone(worker)
     finally:
         server.kill()
-
-
-def _gone_now(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def _record(tmp_path: Path, *, processes: bool) -> list[dict[str, Any]]:
