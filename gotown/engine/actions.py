@@ -45,6 +45,19 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     END_TURN: (),
 }
 _OPTIONAL = {(DOG, "target")}
+_DEFAULTS: tuple[tuple[str, Any], ...] = (
+    ("cards", ()), ("card", None), ("target", None), ("floor", None),
+)  # fmt: skip
+
+
+def stray_field(action: Action) -> str | None:
+    """The first field set on ``action`` that its type does not take (an ``Action`` built by
+    hand, such as an end of the turn with a target), or None. Its JSON form drops such fields."""
+    used = _FIELDS.get(action.type, ())
+    for name, default in _DEFAULTS:
+        if name not in used and getattr(action, name) != default:
+            return name
+    return None
 
 
 class Action(NamedTuple):
@@ -181,8 +194,10 @@ _ALIASES = {
 }  # fmt: skip
 
 _BUILD_RE = re.compile(r"^([1-8?])\s*\+\s*([1-8?])$")
-_STEAL_RE = re.compile(r"^([1-8?])\s*@\s*(\d+)$")
-_WORD_RE = re.compile(r"^([a-z-]+)\s*(?:#\s*(\d+))?\s*(?:@\s*(\d+))?$")
+# Seats and floors are ASCII digits (``\d`` would take any script's), a few of them: a number of
+# thousands of digits is no seat, and ``int`` refuses to read one (a plain ValueError).
+_STEAL_RE = re.compile(r"^([1-8?])\s*@\s*([0-9]{1,6})$")
+_WORD_RE = re.compile(r"^([a-z-]+)\s*(?:#\s*([0-9]{1,6}))?\s*(?:@\s*([0-9]{1,6}))?$")
 
 
 def format_action(action: Action) -> str:

@@ -342,6 +342,9 @@ class Game:
         except (TypeError, ValueError):  # an Action built by hand with junk fields
             raise InvalidActionError(f"not an action: {tuple(action)!r}") from None
         canonical = Action.from_json(data)
+        stray = act.stray_field(action)
+        if stray is not None:
+            raise InvalidActionError(f"a {canonical.type} action has no field {stray!r}")
         if canonical.type == act.DOG and canonical.target == self.active:
             canonical = Action(act.DOG, floor=canonical.floor)
         target = canonical.target
@@ -639,8 +642,7 @@ class Game:
     # -- what a seat sees ---------------------------------------------------------------
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
-            raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
+        self._check_seat(seat)
         hand = None
         if seat is not None:
             counts = self.hands[seat]
@@ -667,8 +669,15 @@ class Game:
     def public_view(self) -> View:
         return self.view(None)
 
+    def _check_seat(self, seat: int | None) -> None:
+        """A seat of this game or None; anything else (``True``, ``1.0``, which compare equal to
+        a seat) is refused rather than shown that seat's cards (R22)."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
+            raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
+
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
+        self._check_seat(seat)
         out: list[Event] = []
         for raw in self._events[start:]:
             kind = raw[0]

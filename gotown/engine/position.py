@@ -148,11 +148,18 @@ def game_from_position(data: Any) -> Game:
     if winner is not None and (type(winner) is not int or not 0 <= winner < players):
         raise InvalidPositionError(f"winner {winner!r} is not a seat")
     if winner is not None:
+        if "over" in data and not over:
+            raise InvalidPositionError(f"winner {winner} is set, yet 'over' is false (R20)")
         over = True
-        if len(game.towers[winner]) < options.win_floors:
+        if len(game.towers[winner]) != options.win_floors:
             raise InvalidPositionError(
                 f"winner {winner} has {len(game.towers[winner])} floors: a game is won with"
-                f" {options.win_floors} (R20)"
+                f" {options.win_floors}, and ends there (R20)"
+            )
+        if winner != active:
+            raise InvalidPositionError(
+                f"winner {winner} is not the active seat {active}: a game is won by a build or"
+                " steal in the winner's own turn, and ends there (R20)"
             )
     elif over and game.turn != limit:
         why = "it sets no turn_limit" if limit is None else f"turn {game.turn} is not {limit}"

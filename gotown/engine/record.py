@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .errors import GoTownError, InvalidPositionError
+from .errors import GoTownError, InvalidActionError, InvalidPositionError
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,13 @@ class Record:
             raise InvalidPositionError(
                 "a record begins with 'players', 'options' and 'seed', or with a 'position'"
             )
-        return cls(origin=origin, actions=tuple(Action.from_json(a) for a in data["actions"]))
+        actions = []
+        for index, action in enumerate(data["actions"]):
+            try:
+                actions.append(Action.from_json(action))
+            except InvalidActionError as exc:
+                raise InvalidPositionError(f"action {index} of the record: {exc}") from None
+        return cls(origin=origin, actions=tuple(actions))
 
     def start(self) -> Any:
         """The game as it stood before the first action."""
@@ -37,11 +43,16 @@ class Record:
 
         if "position" in self.origin:
             return Game.from_position(self.origin["position"])
-        return Game.new(
-            players=self.origin["players"],
-            seed=self.origin["seed"],
-            options=self.origin["options"],
-        )
+        try:
+            return Game.new(
+                players=self.origin["players"],
+                seed=self.origin["seed"],
+                options=self.origin["options"],
+            )
+        except InvalidPositionError:
+            raise
+        except GoTownError as exc:  # players or seed that Game.new refuses
+            raise InvalidPositionError(f"the record's setup: {exc}") from None
 
     def replay(self) -> Any:
         """Play the record through (checked); raises if an action is illegal."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from .actions import Action
 from .cards import KIND_OF
-from .errors import InvalidPositionError
+from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
 
 Floor = tuple[str, ...]
@@ -64,7 +64,11 @@ class Event:
             if not _EVENT_FIELD_OK[name](value):
                 raise InvalidPositionError(f"a {kind} event's {name!r} is malformed: {value!r}")
         if "action" in values:
-            values["action"] = Action.from_json(values["action"])
+            try:
+                values["action"] = Action.from_json(values["action"])
+            except InvalidActionError as exc:
+                problem = f"an action event's action is malformed: {exc}"
+                raise InvalidPositionError(problem) from None
         return cls(type=data["type"], **values)
 
 

@@ -73,6 +73,12 @@ def test_malformed_action_objects_are_refused_by_the_game_unchanged() -> None:
         Action("fly"),
         Action("steal", card="5", target="x"),  # type: ignore[arg-type]
         Action.thief(7),  # no seat 7 (R1)
+        # Fields the type does not take: not dropped in silence (the JSON form has no place
+        # for them, so they would vanish from the record).
+        Action("end-turn", target=9),
+        Action("end-turn", floor=3, card="dog"),
+        Action("super-thief", cards=("1", "8")),
+        Action("thief", target=1, floor=0),
     ]:
         with pytest.raises(InvalidActionError):
             g.apply(bad)  # type: ignore[arg-type]
@@ -117,7 +123,10 @@ def test_notation_reads_the_documented_forms(text: str, action: Action) -> None:
 @pytest.mark.parametrize(
     "text",
     ["", "3+", "+6", "3-6", "10+1", "fly", "dog", "bone@1", "thief", "5@", "5@99999999999999999",
-     "dog#99999999999999999", "jackhammer#1@1", "٣+٦", "3+6+1"],
+     "dog#99999999999999999", "jackhammer#1@1", "٣+٦", "3+6+1",
+     # digits of other scripts are no seat; nor is a number of thousands of digits, which
+     # int() refuses with a plain ValueError
+     "5@\u0661", "thief@\u0661", "dog#" + "1" * 5000, "5@" + "1" * 5000],
 )  # fmt: skip
 def test_bad_notation_raises_invalid_notation_error(text: str) -> None:
     with pytest.raises(InvalidNotationError):
@@ -131,6 +140,7 @@ def test_notation_must_be_text() -> None:
 
 # -- positions ------------------------------------------------------------------------------
 BASE: dict[str, Any] = {"players": 2, "active": 0, "hands": [[], []], "towers": [[], []]}
+WON = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]]  # five floors: a won tower
 
 
 @pytest.mark.parametrize(
@@ -177,6 +187,10 @@ BASE: dict[str, Any] = {"players": 2, "active": 0, "hands": [[], []], "towers": 
         # limit, as turn N ends (R23).
         ({"winner": 1}, "R20"),
         ({"winner": 0, "towers": [[["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]], []]}, "R20"),
+        # ... in the winner's own turn, and the game stops there: no later turn, no 6th floor.
+        ({"winner": 1, "towers": [[], WON]}, "not the active seat 0"),
+        ({"winner": 0, "towers": [WON, []], "over": False}, "'over' is false"),
+        ({"winner": 0, "towers": [[*WON, ["2", "7"]], []]}, "6 floors"),
         ({"over": True}, "R23"),
         ({"over": True, "turn": 2, "options": {"turn_limit": 3}}, "R23"),
         ({"over": True, "turn": 4, "options": {"turn_limit": 3}}, "R23"),
@@ -206,13 +220,33 @@ def test_view_event_and_record_refuse_junk() -> None:
     for bad in [None, [], {}, {"seat": 0}, "view"]:
         with pytest.raises(InvalidPositionError):
             View.from_json(bad)
-    for bad in [None, {}, {"type": []}, {"type": "draw"}, {"type": "draw", "seat": 0}]:
-        with pytest.raises(GoTownError):
+    fly = {"type": "action", "seat": 0, "action": {"type": "fly"}}
+    for bad in [None, {}, {"type": []}, {"type": "draw"}, {"type": "draw", "seat": 0}, fly]:
+        with pytest.raises(InvalidPositionError):
             Event.from_json(bad)
-    fly = {"players": 2, "options": {}, "seed": 0, "actions": [{"type": "fly"}]}
-    for bad in [None, {}, {"actions": []}, {"actions": {}}, {"players": 2, "actions": []}, fly]:
-        with pytest.raises(GoTownError):
+    actions = [{"type": "end-turn"}, {"type": "fly"}]
+    fly = {"players": 2, "options": {}, "seed": 0, "actions": actions}
+    for bad in [None, {}, {"actions": []}, {"actions": {}}, {"players": 2, "actions": []}]:
+        with pytest.raises(InvalidPositionError):
             Record.from_json(bad)
+    # A malformed action inside is a malformed record (errors.py), named by its index.
+    with pytest.raises(InvalidPositionError, match="action 1 of the record: unknown action type"):
+        Record.from_json(fly)
+
+
+@pytest.mark.parametrize(
+    ("setup", "problem"),
+    [({"players": 9, "options": {}, "seed": 0}, "2 to 4 players"),
+     ({"players": 2, "options": {}, "seed": "x"}, "seed"),
+     ({"players": 2, "options": {"first_player": 3}, "seed": 0}, "first_player"),
+     ({"players": 2, "options": {"win_floors": 3}, "seed": 0}, "win_floors")],
+)  # fmt: skip
+def test_a_record_whose_setup_cannot_start_is_a_malformed_record(
+    setup: dict[str, Any], problem: str
+) -> None:
+    record = Record.from_json({**setup, "actions": []})
+    with pytest.raises(InvalidPositionError, match=problem):
+        record.replay()
 
 
 def _played_view() -> dict[str, Any]:
@@ -270,6 +304,13 @@ def test_a_view_with_a_malformed_event_is_refused(event: dict[str, Any], field: 
     data = _played_view()
     data["events"] = [*data["events"], event]
     with pytest.raises(InvalidPositionError, match=field):
+        View.from_json(data)
+
+
+def test_a_view_with_a_malformed_action_event_is_refused_as_a_view() -> None:
+    data = _played_view()
+    data["events"] = [*data["events"], {"type": "action", "seat": 0, "action": {"type": "fly"}}]
+    with pytest.raises(InvalidPositionError, match="action event's action is malformed"):
         View.from_json(data)
 
 
@@ -381,6 +422,7 @@ def test_positions_that_the_rules_allow_stay_valid() -> None:
     game(milkshakes=[1, 0], turn=3, options={"turn_limit": 3, "milkshake_stacking": "stack"},
          over=True)  # fmt: skip
     won = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]]
-    game(towers=[[], won], winner=1)
-    game(towers=[[], won[:4]], winner=1, options={"win_floors": 4})
+    game(towers=[[], won], winner=1, active=1)
+    game(towers=[[], won[:4]], winner=1, active=1, options={"win_floors": 4})
+    assert game(towers=[won, []], winner=0, over=True).over
     game(options={"first_player": 1})

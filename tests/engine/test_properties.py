@@ -366,6 +366,20 @@ def test_a_draw_by_another_seat_and_a_theft_between_two_others_stay_hidden() -> 
     assert '"7"' in dump1 and '"8"' in dump1 and '"5"' not in dump1
 
 
+def test_events_and_views_refuse_what_only_looks_like_a_seat() -> None:
+    # True == 1 and 1.0 == 1 in Python: compared as equals they would be seat 1, and be shown
+    # its draws and the card it lost (R22). They are refused, as views refuse them.
+    g = Game.new(3, seed=5)
+    g.apply(Action.end_turn())
+    g.apply(Action.end_turn())
+    assert any(e.type == "draw" and e.seat == 1 and e.card for e in g.events(1))
+    for bad in (True, 1.0, "1", -1, 3):
+        with pytest.raises(InvalidActionError, match="does not exist"):
+            g.events(bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidActionError, match="does not exist"):
+            g.view(bad)  # type: ignore[arg-type]
+
+
 def test_gotown_errors_are_value_errors() -> None:
     assert issubclass(GoTownError, ValueError)
 
