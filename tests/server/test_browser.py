@@ -414,6 +414,38 @@ def test_the_page_speaks_each_language(browser: Browser, server_url: str) -> Non
     context.close()
 
 
+def test_the_first_language_the_reader_prefers_that_the_page_speaks(
+    browser: Browser, server_url: str
+) -> None:
+    # The browser prefers Japanese (not spoken here), then Polish: Polish, not English.
+    context = browser.new_context(viewport=PHONE, locale="ja-JP")
+    context.add_init_script(
+        "Object.defineProperty(navigator, 'languages', {get: () => ['ja-JP', 'pl-PL', 'en']})"
+    )
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.wait_for_function("document.documentElement.lang === 'pl'")
+    polish = _strings("pl")
+    assert page.text_content("a.skip") == polish["skip_to_content"]
+    assert page.get_attribute("a.brand", "aria-label") == polish["home"]
+    # Counted messages take the language's plural form: 1 karta, 3 karty, 5 kart, 22 karty.
+    said = page.evaluate("[1, 3, 5, 22, 12].map((count) => t('log_reshuffle', {count}))")
+    forms = ["one", "few", "many", "few", "many"]
+    assert said == [
+        polish[f"log_reshuffle#{form}"].replace("{count}", str(n))
+        for n, form in zip([1, 3, 5, 22, 12], forms, strict=True)
+    ]
+    assert "(3 karty)" in said[1] and "(5 kart)" in said[2]
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.evaluate("[1, 2].map((count) => t('log_reshuffle', {count}))") == [
+        "The discard pile (1 card) was shuffled into a new draw pile.",
+        "The discard pile (2 cards) was shuffled into a new draw pile.",
+    ]
+    assert page.text_content("a.skip") == "Skip to content"
+    context.close()
+
+
 def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
     body = json.dumps(
         {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}}

@@ -25,15 +25,53 @@ def _strings(lang: str) -> dict[str, str]:
     return data
 
 
+def _base(key: str) -> str:
+    """A message's key without its plural form ("log_reshuffle#few" is "log_reshuffle")."""
+    return key.split("#")[0]
+
+
 def test_every_language_has_every_string() -> None:
     english = _strings("en")
     for lang in LANGUAGES:
         strings = _strings(lang)
-        assert set(strings) == set(english), lang
+        assert {k for k in strings if "#" not in k} == {k for k in english if "#" not in k}, lang
         for key, text in strings.items():
             assert text.strip(), (lang, key)
-            placeholders = set(re.findall(r"\{(\w+)\}", english[key]))
+            placeholders = set(re.findall(r"\{(\w+)\}", english[_base(key)]))
             assert set(re.findall(r"\{(\w+)\}", text)) == placeholders, (lang, key)
+
+
+def _plural_form(lang: str, n: int) -> str:
+    """The CLDR plural category of a whole number n in ``lang`` (what Intl.PluralRules gives
+    the page; whole numbers only, as counts of cards are)."""
+    if lang == "fr":
+        return "one" if n in (0, 1) else "other"
+    if lang == "cs":
+        return "one" if n == 1 else "few" if 2 <= n <= 4 else "other"
+    if lang == "pl":
+        if n == 1:
+            return "one"
+        return "few" if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else "many"
+    return "one" if n == 1 else "other"
+
+
+def test_counted_messages_have_a_form_for_every_count() -> None:
+    """A message with a {count} reads right for every count: "1 card", "3 karty" (Czech and
+    Polish have several plural forms). app.js's t() picks "key#form", the plain key being the
+    "other" form (and Polish's "many" given as well, its form of most whole numbers)."""
+    english = _strings("en")
+    counted = [key for key, text in english.items() if "{count}" in text and "#" not in key]
+    assert "log_reshuffle" in counted
+    for lang in LANGUAGES:
+        strings = _strings(lang)
+        for key in counted:
+            for n in range(55):  # a pile of the 54 cards at most
+                form = _plural_form(lang, n)
+                if form != "other":
+                    assert f"{key}#{form}" in strings, (lang, key, n, form)
+        for key in strings:
+            if "#" in key:
+                assert key.split("#")[1] in ("zero", "one", "two", "few", "many"), (lang, key)
 
 
 def test_every_literal_key_used_by_the_page_exists() -> None:

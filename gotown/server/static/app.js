@@ -34,8 +34,15 @@ function h(tag, attrs = {}, ...children) {
   }
   return el;
 }
+/* A message with a {count} may have a form per plural category of the language (CLDR, as
+   Intl.PluralRules names them): "key#one", "key#few", "key#many"; the plain key is the
+   "other" form, and the form for any category a catalogue does not give. */
 function t(key, params = {}) {
   let s = I18N[key] ?? FALLBACK[key] ?? key;
+  if (typeof params.count === "number" && typeof Intl !== "undefined" && Intl.PluralRules) {
+    const form = new Intl.PluralRules(lang).select(params.count);
+    if (form !== "other" && I18N[key + "#" + form] !== undefined) s = I18N[key + "#" + form];
+  }
   for (const [k, v] of Object.entries(params)) s = s.split("{" + k + "}").join(String(v));
   return s;
 }
@@ -137,6 +144,8 @@ async function loadLang(code) {
   $("#rules-link").textContent = t("rules");
   $("#rules-link").href = "/rules/" + code;
   $("#lang-label").textContent = t("language");
+  $("a.skip").textContent = t("skip_to_content");
+  $("a.brand").setAttribute("aria-label", t("home"));
 }
 function chosenLang() {
   try { const saved = localStorage.getItem("gotown.lang"); return LANGS.includes(saved) ? saved : null; } catch (e) { return null; }
@@ -148,8 +157,13 @@ function chooseLang(code) {
 function initialLang() {
   const saved = chosenLang();
   if (saved) return saved;
-  const nav = (navigator.language || "en").slice(0, 2).toLowerCase();
-  return LANGS.includes(nav) ? nav : "en";
+  // The reader's languages in their order of preference: the first one this page speaks.
+  const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+  for (const tag of wanted) {
+    const code = String(tag).slice(0, 2).toLowerCase();
+    if (LANGS.includes(code)) return code;
+  }
+  return "en";
 }
 
 /* ---------- cards ---------- */
