@@ -129,8 +129,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     @app.get("/rules", include_in_schema=False)
-    async def rules_default() -> RedirectResponse:
-        return RedirectResponse("/rules/en")
+    async def rules_default(request: Request) -> RedirectResponse:
+        lang = preferred_language(request.headers.get("accept-language", ""))
+        return RedirectResponse(f"/rules/{lang}", headers={"Vary": "Accept-Language"})
 
     @app.get("/rules/{lang}", include_in_schema=False)
     async def rules(lang: str) -> Response:
@@ -148,3 +149,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def create_app_from_env() -> FastAPI:
     """Factory for uvicorn (``--factory``): settings from the environment."""
     return create_app(Settings.from_env())
+
+
+def preferred_language(accept_language: str) -> str:
+    """The first language of an Accept-Language header (by its q weights, then its order)
+    that the table speaks (:data:`schemas.LANGUAGES`), else English."""
+    choices: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept_language.split(",")[:32]):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        code = tag.strip()[:2].lower()
+        if weight > 0 and code in schemas.LANGUAGES:
+            choices.append((-weight, index, code))
+    return min(choices)[2] if choices else "en"

@@ -170,6 +170,25 @@ def test_pages_and_rules_are_served(client: TestClient) -> None:
     assert client.get("/static/i18n/pl.json").json()["card_thief"] == "Złodziej"
 
 
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [("", "en"),
+     ("de-CH,de;q=0.9,en;q=0.8", "de"),
+     ("ja,pl;q=0.8,en;q=0.5", "pl"),  # the first one the table speaks
+     ("en;q=0.3, cs;q=0.9", "cs"),  # by weight, not by order
+     ("fr;q=0, nl", "nl"),  # q=0: not wanted
+     ("es;q=abc, it", "it"),  # a weight that is no number counts as 0
+     ("*", "en"),
+     ("x" * 5000, "en")],
+)  # fmt: skip
+def test_the_rules_link_opens_in_the_reader_s_language(
+    client: TestClient, header: str, lang: str
+) -> None:
+    r = client.get("/rules", headers={"Accept-Language": header}, follow_redirects=False)
+    assert r.status_code in (302, 307) and r.headers["location"] == f"/rules/{lang}"
+    assert r.headers["vary"] == "Accept-Language"
+
+
 def test_settings_come_from_the_environment(tmp_path: Path) -> None:
     env = {"GOTOWN_DATABASE_URL": "sqlite:///x.db", "GOTOWN_BOT_DELAY": "0.25"}
     settings = Settings.from_env(env)
