@@ -1664,7 +1664,18 @@ class GameService:
         rematch_id = live.stored.rematch_id
         assert rematch_id is not None
         new = await self._current(rematch_id)
-        if new.stored.seats[seat].kind == "bot":
+        mine = new.stored.seats[seat]
+        if mine.kind == "human" and not mine.is_free:
+            # Their seat was taken already: by them, from another tab or device (the page
+            # goes straight to a rematch it holds a seat in), or by someone with the
+            # rematch's invitation. A seat's secret is shown once; it cannot be sent again.
+            raise ServiceError(
+                409,
+                "rematch-seat-taken",
+                f"seat {seat} of the rematch is taken already: by you on another device or "
+                "browser, or by someone with its invitation",
+            )
+        if mine.kind == "bot":
             # Another player gave the seat to a bot before this one came back (the lobby's
             # "give to a bot" on a free seat): it is theirs again, as a reclaim gives it back.
             return await self._take_back_from_bot(new, seat, name, base_url)

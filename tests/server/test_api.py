@@ -462,6 +462,14 @@ def test_rematch_keeps_the_seats(client: TestClient) -> None:
     assert st["status"] == "playing"
     assert [s["kind"] for s in st["lobby"]["seats"]] == ["human", "human", "bot"]
     assert st["lobby"]["rematch_of"] == gid
+    # Asked again (another tab of the same player), the seat is not offered twice, and the
+    # error says why: the seat's secret was given once, to the first request.
+    _error(
+        client.post(f"/api/games/{gid}/rematch", headers=auth(tokens[0])),
+        409,
+        "rematch-seat-taken",
+    )
+    assert state(client, new_id, second["token"])["lobby"]["seats"][0]["kind"] == "human"
 
 
 def test_a_seat_that_stays_away_can_be_handed_to_a_bot(client: TestClient) -> None:

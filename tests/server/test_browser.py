@@ -337,6 +337,13 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     anna.wait_for_selector("#status")
     assert anna.url == bob.url
     _shot(bob, "10-rematch-phone-fr")
+    # Back at the finished table (an old tab), Rematch takes Anna to the seat she holds.
+    rematch_url = anna.url
+    anna.goto(game_url)
+    anna.wait_for_selector("#rematch")
+    anna.click("#rematch")
+    anna.wait_for_url(rematch_url)
+    anna.wait_for_selector("#status")
     assert not errors, errors
     laptop.close()
     phone.close()

@@ -927,6 +927,12 @@ const table = {
     const row = h("div", { class: "row" }, h("a", { href: "/r/" + this.gameId, id: "replay-link", class: "button" }, t("replay")));
     if (st.seat !== null) {
       row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
+        // This browser joined the rematch already (another tab, or back from it): go there.
+        if (lobby.rematch_id && tokens.get(lobby.rematch_id)) {
+          history.pushState({}, "", "/g/" + lobby.rematch_id);
+          render();
+          return;
+        }
         try {
           const res = await api("POST", "/api/games/" + this.gameId + "/rematch", {}, this.token);
           tokens.set(res.game_id, res.token);
