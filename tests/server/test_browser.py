@@ -453,6 +453,51 @@ def test_the_first_language_the_reader_prefers_that_the_page_speaks(
     context.close()
 
 
+def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
+    browser: Browser, server_url: str
+) -> None:
+    context = browser.new_context(viewport=PHONE, locale="en-GB")
+    page = context.new_page()
+    page.goto(server_url + "/")
+    page.wait_for_selector("#create-form")
+    page.fill("#name", "Zoë")
+    page.select_option("#players", "4")
+    for seat, level in ((1, "hard"), (2, "expert"), (3, "easy")):
+        page.select_option(f"#seat-kind-{seat}", "bot")
+        page.select_option(f"#seat-level-{seat}", level)
+    page.check("#opt-short")
+    page.select_option("#opt-milkshake_stacking", '"stack"')
+    page.select_option("#opt-first_player", "2")
+    page.fill("#opt-turn_limit", "80")
+
+    def kept() -> None:
+        assert page.input_value("#name") == "Zoë"
+        assert page.input_value("#players") == "4"
+        levels = [page.input_value(f"#seat-level-{seat}") for seat in (1, 2, 3)]
+        assert levels == ["hard", "expert", "easy"]
+        assert page.is_checked("#opt-short")
+        assert page.input_value("#opt-milkshake_stacking") == '"stack"'
+        assert page.input_value("#opt-first_player") == "2"
+        assert page.input_value("#opt-turn_limit") == "80"
+
+    page.select_option("#lang", "de")  # the page's language, at the top
+    page.wait_for_function("document.querySelector('#create-title')?.textContent === 'Neues Spiel'")
+    kept()
+    page.select_option("#game-lang", "fr")  # the game's language, in the form
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    kept()
+    page.click("#create-btn")
+    page.wait_for_url("**/g/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    lobby = _public_state(server_url, game_id)["lobby"]
+    assert [s.get("level") for s in lobby["seats"]] == [None, "hard", "expert", "easy"]
+    assert lobby["language"] == "fr"
+    assert lobby["options"]["turn_limit"] == 80 and lobby["options"]["win_floors"] == 4
+    assert lobby["options"]["milkshake_stacking"] == "stack"
+    assert lobby["options"]["first_player"] == 2
+    context.close()
+
+
 def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
     body = json.dumps(
         {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}}

@@ -212,11 +212,14 @@ function render() {
 }
 
 /* ---------- home: create a game ---------- */
+/* What the home form holds, kept across its redraw in another language (null: defaults). */
+let homeDraft = null;
 function renderHome(app) {
   const form = h("form", { id: "create-form", class: "panel", "aria-labelledby": "create-title" });
   const seatsBox = h("div", { id: "seat-specs" });
-  let count = 3;
-  const specs = [{ kind: "human" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }];
+  const draft = homeDraft || {};
+  let count = draft.count ?? 3;
+  const specs = draft.specs ?? [{ kind: "human" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }, { kind: "bot", level: "medium" }];
   function drawSeats() {
     seatsBox.replaceChildren();
     for (let i = 0; i < count; i++) {
@@ -279,6 +282,17 @@ function renderHome(app) {
     optionsBox,
     h("button", { class: "primary", type: "submit", id: "create-btn" }, t("create")),
   );
+  if (draft.name !== undefined) { name.value = draft.name; name.dispatchEvent(new Event("input")); }
+  short.checked = Boolean(draft.short);
+  for (const [key, sel] of Object.entries(optionInputs)) if (draft.options?.[key] !== undefined) sel.value = draft.options[key];
+  if (draft.first !== undefined && (draft.first === "random" || Number(draft.first) < count)) first.value = draft.first;
+  limit.value = draft.limit ?? "";
+  const keepDraft = () => {
+    homeDraft = { count, specs: specs.map((x) => ({ ...x })), name: name.value, short: short.checked, first: first.value, limit: limit.value,
+      options: Object.fromEntries(Object.entries(optionInputs).map(([key, sel]) => [key, sel.value])) };
+  };
+  form.addEventListener("input", keepDraft);
+  form.addEventListener("change", keepDraft);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const seats = [];
@@ -296,6 +310,7 @@ function renderHome(app) {
     try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
     try {
       const res = await api("POST", "/api/games", { seats, options, language: gameLang.value, name: name.value.trim() });
+      homeDraft = null;
       tokens.set(res.game_id, res.token);
       history.pushState({}, "", "/g/" + res.game_id);
       render();
