@@ -780,6 +780,24 @@ def test_long_names_stay_in_their_seat_box(browser: Browser, server_url: str) ->
     context.close()
 
 
+def test_a_game_without_a_chosen_limit_counts_no_turns_towards_one(
+    browser: Browser, server_url: str
+) -> None:
+    """The server gives such a game its ceiling (10,000 turns): the table says "Turn 1", not
+    "Turn 1 of 10000", and its options say no limit was chosen."""
+    en = _strings("en")
+    context, page, errors = _phone_home(browser, server_url)
+    _create_in_page(page, "Nia", "bot:random", first_player="0")
+    page.wait_for_selector("#turn")
+    assert page.text_content("#turn") == en["turn_n"].format(n=1)
+    page.click("#game-options summary")
+    options = page.inner_text("#game-options")
+    assert f"{en['opt_turn_limit']}\n{en['opt_turn_limit_none']}" in options, options
+    assert "10000" not in options
+    assert not errors, errors
+    context.close()
+
+
 def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: str) -> None:
     """The turn and the limit are shown; the end says the limit was reached (once), and the
     log too; the options are at the table; tap targets are 44px high; the replay shows no

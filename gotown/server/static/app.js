@@ -13,6 +13,9 @@ const OPTIONS = {
 };
 let LEVELS = ["random", "easy", "medium", "hard", "expert"];
 let TURN_LIMIT_MAX = 10000;  // the server's bound on turn_limit (/api/meta)
+/* The turn limits the server gives a game created without one (/api/meta): a game with one
+   of these had no limit chosen, and the page does not count turns towards it. */
+let TURN_LIMIT_CEILINGS = [10000];
 let I18N = {};
 let FALLBACK = {};
 let lang = "en";
@@ -470,8 +473,12 @@ function outcomeText(v, lobby, me) {
   if (v.winner !== null && v.winner !== undefined) return v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) });
   return endReason(v) === "turn-limit" ? t("over_turn_limit") : t("over_nowinner");
 }
+function chosenLimit(options) {
+  const limit = options && options.turn_limit;
+  return limit && !TURN_LIMIT_CEILINGS.includes(limit) ? limit : null;
+}
 function turnText(v) {
-  const limit = v.options && v.options.turn_limit;
+  const limit = chosenLimit(v.options);
   return limit ? t("turn_n_of", { n: v.turn, limit }) : t("turn_n", { n: v.turn });
 }
 /* The game's R23 options in words, folded: the table shows what was agreed. */
@@ -487,7 +494,7 @@ function optionsSummary(options, lobby) {
   if (o.first_player !== undefined) {
     rows.push([t("opt_first_player"), o.first_player === "random" || o.first_player === null ? t("opt_first_player_random") : seatName(lobby, Number(o.first_player), null)]);
   }
-  if ("turn_limit" in o) rows.push([t("opt_turn_limit"), o.turn_limit ? String(o.turn_limit) : t("opt_turn_limit_none")]);
+  if ("turn_limit" in o) rows.push([t("opt_turn_limit"), chosenLimit(o) ? String(o.turn_limit) : t("opt_turn_limit_none")]);
   return h("details", { class: "game-options", id: "game-options" }, h("summary", {}, t("options")),
     h("dl", {}, ...rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
 }
@@ -1025,6 +1032,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     LEVELS = meta.bot_levels;
     const limit = meta.options && meta.options.turn_limit;
     if (limit && Number.isInteger(limit.maximum)) TURN_LIMIT_MAX = limit.maximum;
+    if (limit) TURN_LIMIT_CEILINGS = [limit.people_default, limit.bots_only_default].filter(Number.isInteger);
   } catch (e) { /* keep defaults */ }
   render();
 });
