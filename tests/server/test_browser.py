@@ -359,6 +359,19 @@ def test_hint_on_the_player_s_turn(browser: Browser, server_url: str) -> None:
     page.wait_for_selector("#hint-text")
     assert page.locator("#actions button.suggested").count() == 1
     assert page.locator('.bar[role="meter"]').count() == 1
+    # The hint's bar is the suggested move's chances, said apart from the chances panel's.
+    en = _strings("en")
+    said = page.text_content("#hint-chance") or ""
+    assert said.startswith(en["hint_chance"].split("{p}")[0]), said
+    assert en["win_chance"].split("{p}")[0] not in said
+    # The filled (main) button: the first move of the selected cards, or ending the turn
+    # when nothing else can be done; never both.
+    for _ in range(2):
+        primary = page.locator("#actions button.primary")
+        assert primary.count() <= 1
+        if page.locator("#actions button").count() > 1:
+            assert page.locator("#end-turn.primary").count() == 0
+        page.locator('#hand .card[aria-disabled="false"]').first.click()
     _shot(page, "12-hint")
     context.close()
 

@@ -904,11 +904,14 @@ const table = {
     const order = { build: 0, steal: 1 };
     matching.sort((a, b) => (order[a.type] ?? 2) - (order[b.type] ?? 2));
     const hintKeys = new Set((this.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
+    // The main (filled) button is the first move the selected cards make; ending the turn,
+    // which cannot be taken back, is the main one only when nothing else can be done.
     matching.forEach((a, k) => {
-      actions.append(h("button", { class: "act" + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
+      actions.append(h("button", { class: "act" + (k === 0 ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
     });
     const endTurn = legal.find((a) => a.type === "end-turn");
-    if (endTurn) actions.append(h("button", { class: "act primary" + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
+    const onlyEnd = legal.length === 1;
+    if (endTurn) actions.append(h("button", { class: "act" + (onlyEnd ? " primary" : "") + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
     panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : t("no_action_for_selection")) : t("select_cards")), actions);
     // hint and chances
     const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => this.hint() }, t("hint")));
@@ -916,8 +919,10 @@ const table = {
       const best = this.hints[0];
       const pct = Math.round(best.win_probability * 100);
       hintRow.append(h("span", { id: "hint-text" }, t("hint_says", { action: buttonText(best.action, st) })));
-      panel.append(hintRow, h("div", { class: "field" }, h("span", {}, t("win_chance", { p: pct })),
-        h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("win_chance", { p: pct }) }, h("div", { style: "width:" + pct + "%" }))));
+      // The chances of the suggested move (the chances panel's bar, when shown, is the
+      // position's): said apart, so that two bars do not read as one number twice.
+      panel.append(hintRow, h("div", { class: "field", id: "hint-chance" }, h("span", {}, t("hint_chance", { p: pct })),
+        h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("hint_chance", { p: pct }) }, h("div", { style: "width:" + pct + "%" }))));
     } else panel.append(hintRow);
     return panel;
   },
