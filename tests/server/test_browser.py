@@ -318,6 +318,18 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     anna.goto(replay_url)
     anna.wait_for_selector("#replay-slider")
     first = anna.text_content("#replay-step")
+    # A past turn is nobody's to play: never "Your turn" in a replay, Anna's turns included.
+    en = _strings("en")
+    seen = set()
+    for _ in range(12):
+        status = anna.locator("#replay-stage #status")
+        assert status.get_attribute("class") == "status", status.get_attribute("class")
+        assert status.text_content() != en["your_turn"]
+        seen.add(status.text_content())
+        anna.click("#replay-next")
+    assert len(seen) >= 2, seen  # both seats' turns were shown
+    anna.click("#replay-first")
+    assert anna.text_content("#replay-step") == first
     anna.click("#replay-next")
     assert anna.text_content("#replay-step") != first
     anna.click("#replay-last")
@@ -525,6 +537,7 @@ def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
     page.goto(created["watch_url"])
     page.wait_for_selector("#status")
     assert page.locator("#hand").count() == 0
+    assert page.text_content("#watching") == _strings("en")["watching_notice"]
     page.wait_for_selector("#winner")
     _shot(page, "11-spectator-end")
     context.close()

@@ -811,13 +811,16 @@ const table = {
     const v = st.view;
     const lobby = st.lobby;
     const me = st.seat;
-    const status = h("div", { class: "status" + (v.active === me && !v.over ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
+    // A replay shows a past turn: it is nobody's to play now, the viewer's included.
+    const mine = v.active === me && !v.over && !this.replay;
+    const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
     // At the end the status says so, and the end panel says how (once).
     if (v.over) status.textContent = t("game_over");
-    else status.textContent = v.active === me ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
+    else status.textContent = mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
     const left = h("section", { class: "left", "aria-label": t("table") });
     const right = h("aside", { "aria-label": t("log") });
     left.append(status);
+    if (this.spectator && !v.over) left.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
     if (v.over) left.append(this.endPanel(st));
     if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
       left.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + this.gameId + "/reclaim", {}, this.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
@@ -1017,11 +1020,13 @@ async function renderReplay(app, gameId) {
     h("option", { value: "mine" }, t("my_view")), h("option", { value: "public" }, t("public_view"))) : null;
   app.append(h("div", { class: "panel" }, h("h1", {}, t("replay")),
     h("div", { class: "replay-controls" },
-      h("button", { id: "replay-first", "aria-label": t("first"), onclick: () => go(0) }, "|◀"),
-      h("button", { id: "replay-prev", "aria-label": t("previous"), onclick: () => go(step - 1) }, "◀"),
+      // ▶ plays; one step back or on is ‹ ›, the first and last steps « » (labelled for
+      // screen readers, and as tooltips).
+      h("button", { id: "replay-first", "aria-label": t("first"), title: t("first"), onclick: () => go(0) }, "«"),
+      h("button", { id: "replay-prev", "aria-label": t("previous"), title: t("previous"), onclick: () => go(step - 1) }, "‹"),
       play,
-      h("button", { id: "replay-next", "aria-label": t("next"), onclick: () => go(step + 1) }, "▶▶"),
-      h("button", { id: "replay-last", "aria-label": t("last"), onclick: () => go(data.frames.length - 1) }, "▶|"),
+      h("button", { id: "replay-next", "aria-label": t("next"), title: t("next"), onclick: () => go(step + 1) }, "›"),
+      h("button", { id: "replay-last", "aria-label": t("last"), title: t("last"), onclick: () => go(data.frames.length - 1) }, "»"),
       slider, counter, viewSel)), stage);
   show();
 }
