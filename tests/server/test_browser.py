@@ -758,6 +758,11 @@ def test_an_away_seat_counts_down_to_its_hand_over(browser: Browser, server_url:
     )
     public = _public_state(server_url, game_id)
     assert public["lobby"]["seats"][1]["kind"] == "bot"
+    # Bob's seat says that a bot plays it for now (and Bob's name stays on it).
+    standin = page.locator('.seatbox[data-seat="1"] [data-standin-seat]')
+    standin.wait_for()
+    assert standin.text_content() == en["bot_stands_in"].format(level=en["level_medium"])
+    assert page.text_content('.seatbox[data-seat="1"] .seatname') == "Bob"
     assert not errors, errors
     context.close()
 

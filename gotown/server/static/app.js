@@ -840,6 +840,8 @@ const table = {
         h("span", { class: "hand-size" }, t("hand_size") + ": " + v.hand_sizes[s]),
         h("span", {}, t("floors") + ": " + v.towers[s].length + "/" + v.options.win_floors),
         v.milkshakes[s] ? h("span", { class: "badge milk" }, t("pending_milkshakes") + ": " + v.milkshakes[s]) : null,
+        // A person's seat that a bot plays for now (handed over while they were away).
+        seatInfo.kind === "bot" && seatInfo.name && !v.over ? h("span", { class: "badge standin", "data-standin-seat": s }, t("bot_stands_in", { level: t("level_" + seatInfo.level) })) : null,
         away ? h("span", { class: "away", "data-away-seat": v.over ? null : s }, v.over ? t("away") : this.awayText(s)) : null);
       const name = seatName(lobby, s, null);
       const box = h("div", { class: "seatbox" + (s === v.active && !v.over ? " active" : "") + (s === me ? " me" : ""), "data-seat": s },
