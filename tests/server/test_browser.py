@@ -523,6 +523,26 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
     context.close()
 
 
+def test_a_table_link_without_a_seat_says_whether_the_game_exists(
+    browser: Browser, server_url: str
+) -> None:
+    en = _strings("en")
+    created = _create(server_url, {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{server_url}/g/{created['game_id']}")  # a game, but no seat in it here
+    page.wait_for_function(
+        f"document.querySelector('#no-seat')?.textContent.includes({json.dumps(en['no_token'])})"
+    )
+    assert page.get_attribute("#no-seat a", "href") == f"/w/{created['game_id']}"
+    page.goto(f"{server_url}/g/no-such-game")  # no game: said at once, no watch link
+    page.wait_for_function(
+        f"document.querySelector('#no-seat')?.textContent.includes({json.dumps(en['err_unknown-game'])})"
+    )
+    assert page.get_attribute("#no-seat a", "href") == "/"
+    context.close()
+
+
 def test_a_spectator_sees_no_hand(browser: Browser, server_url: str) -> None:
     body = json.dumps(
         {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}}

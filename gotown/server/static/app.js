@@ -565,7 +565,12 @@ const table = {
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
     this.token = spectator ? null : tokens.get(gameId);
     if (!spectator && !this.token) {
-      app.append(h("div", { class: "panel" }, h("p", {}, t("no_token")), h("a", { href: "/w/" + gameId }, t("watch"))));
+      // No seat here: offer to watch, if there is such a game at all.
+      const panel = h("div", { class: "panel", id: "no-seat" }, h("p", {}, t("connecting")));
+      app.append(panel);
+      api("GET", "/api/games/" + encodeURIComponent(gameId) + "/state").then(
+        () => panel.replaceChildren(h("p", {}, t("no_token")), h("a", { href: "/w/" + gameId }, t("watch"))),
+        (err) => panel.replaceChildren(h("p", {}, errorText(err)), h("a", { href: "/" }, t("new_game"))));
       return;
     }
     app.append(h("p", { class: "loading" }, t("connecting")));
