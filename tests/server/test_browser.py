@@ -191,6 +191,12 @@ def _fill_create_form(page: Page, name: str, *seats: str) -> None:
             page.select_option(f"#seat-level-{seat}", level)
 
 
+def _more_options(page: Page) -> None:
+    """Unfold the home form's rule options (all but the short game are folded)."""
+    if page.get_attribute("#more-options", "open") is None:
+        page.click("#more-options > summary")
+
+
 def _create_in_page(
     page: Page,
     name: str,
@@ -201,6 +207,8 @@ def _create_in_page(
     """Create a game through the home page's form (see :func:`_fill_create_form`), with the
     R23 options ``first_player`` and ``turn_limit`` when given."""
     _fill_create_form(page, name, *seats)
+    if first_player is not None or turn_limit is not None:
+        _more_options(page)
     if first_player is not None:
         page.select_option("#opt-first_player", first_player)
     if turn_limit is not None:
@@ -401,6 +409,7 @@ def test_first_player_turn_limit_and_the_chances_bar(browser: Browser, server_ur
     for key in ("first_player", "turn_limit"):
         assert (page.text_content(f"#opt-{key}-help") or "").strip()
         assert page.locator(f'label[for="opt-{key}"]').count() == 1
+    _more_options(page)
     page.select_option("#opt-first_player", "0")
     page.fill("#opt-turn_limit", "40")
     page.click("#create-btn")
@@ -491,6 +500,8 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
         page.select_option(f"#seat-kind-{seat}", "bot")
         page.select_option(f"#seat-level-{seat}", level)
     page.check("#opt-short")
+    assert not page.is_visible("#opt-milkshake_stacking")  # folded at first
+    _more_options(page)
     page.select_option("#opt-milkshake_stacking", '"stack"')
     page.select_option("#opt-first_player", "2")
     page.fill("#opt-turn_limit", "80")

@@ -250,14 +250,17 @@ function renderHome(app) {
   gameLang.value = lang;
   gameLang.addEventListener("change", () => chooseLang(gameLang.value).then(render));
   const short = h("input", { type: "checkbox", id: "opt-short" });
+  // The short game in sight; the other rule options folded (a phone saw four screens of them
+  // before the Create button), open again after a redraw if they were open.
+  const more = h("details", { id: "more-options", open: Boolean(draft.moreOpen) }, h("summary", {}, t("more_options")));
   const optionsBox = h("fieldset", { class: "panel" }, h("legend", {}, t("options")),
-    h("div", { class: "option" }, short, h("label", { for: "opt-short" }, h("strong", {}, t("opt_win_floors"))), h("p", {}, t("opt_win_floors_help"))));
+    h("div", { class: "option" }, short, h("label", { for: "opt-short" }, h("strong", {}, t("opt_win_floors"))), h("p", {}, t("opt_win_floors_help"))), more);
   const optionInputs = {};
   for (const [key, values] of Object.entries(OPTIONS)) {
     if (key === "win_floors") continue;
     const sel = h("select", { id: "opt-" + key }, ...values.map((v) => h("option", { value: JSON.stringify(v) }, t("opt_" + key + "_" + String(v)))));
     optionInputs[key] = sel;
-    optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-" + key }, h("strong", {}, t("opt_" + key))), sel, h("p", {}, t("opt_" + key + "_help"))));
+    more.append(h("div", { class: "option" }, h("label", { for: "opt-" + key }, h("strong", {}, t("opt_" + key))), sel, h("p", {}, t("opt_" + key + "_help"))));
   }
   // R23 first_player: "random" or one of the seats (the list follows the number of players).
   const first = h("select", { id: "opt-first_player", "aria-describedby": "opt-first_player-help" });
@@ -268,12 +271,12 @@ function renderHome(app) {
     first.value = keep && (keep === "random" || Number(keep) < count) ? keep : "random";
   }
   drawFirst();
-  optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-first_player" }, h("strong", {}, t("opt_first_player"))), first,
+  more.append(h("div", { class: "option" }, h("label", { for: "opt-first_player" }, h("strong", {}, t("opt_first_player"))), first,
     h("p", { id: "opt-first_player-help" }, t("opt_first_player_help"))));
   // R23 turn_limit: empty means no limit.
   const limit = h("input", { id: "opt-turn_limit", type: "number", min: 1, max: TURN_LIMIT_MAX, step: 1, inputmode: "numeric",
     placeholder: t("opt_turn_limit_none"), "aria-describedby": "opt-turn_limit-help" });
-  optionsBox.append(h("div", { class: "option" }, h("label", { for: "opt-turn_limit" }, h("strong", {}, t("opt_turn_limit"))), limit,
+  more.append(h("div", { class: "option" }, h("label", { for: "opt-turn_limit" }, h("strong", {}, t("opt_turn_limit"))), limit,
     h("p", { id: "opt-turn_limit-help" }, t("opt_turn_limit_help"))));
   form.append(
     h("h1", { id: "create-title" }, t("new_game")),
@@ -291,10 +294,11 @@ function renderHome(app) {
   if (draft.first !== undefined && (draft.first === "random" || Number(draft.first) < count)) first.value = draft.first;
   limit.value = draft.limit ?? "";
   const keepDraft = () => {
-    homeDraft = { count, specs: specs.map((x) => ({ ...x })), name: name.value, short: short.checked, first: first.value, limit: limit.value,
+    homeDraft = { count, specs: specs.map((x) => ({ ...x })), name: name.value, short: short.checked, first: first.value, limit: limit.value, moreOpen: more.open,
       options: Object.fromEntries(Object.entries(optionInputs).map(([key, sel]) => [key, sel.value])) };
   };
   form.addEventListener("input", keepDraft);
+  more.addEventListener("toggle", keepDraft);
   form.addEventListener("change", keepDraft);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -307,7 +311,7 @@ function renderHome(app) {
     if (!name.value.trim()) { toast(t("name_required")); name.focus(); return; }
     if (limit.value.trim() !== "") {
       const n = Number(limit.value);
-      if (!Number.isInteger(n) || n < 1 || n > TURN_LIMIT_MAX) { toast(t("opt_turn_limit_invalid", { max: TURN_LIMIT_MAX })); limit.focus(); return; }
+      if (!Number.isInteger(n) || n < 1 || n > TURN_LIMIT_MAX) { toast(t("opt_turn_limit_invalid", { max: TURN_LIMIT_MAX })); more.open = true; limit.focus(); return; }
       options.turn_limit = n;
     }
     try { localStorage.setItem("gotown.name", name.value.trim()); } catch (e) { /* ignore */ }
