@@ -69,6 +69,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         absent_seconds=ABSENT_SECONDS,
         max_bots_only_tables=1000,
         max_bots_only_tables_per_client=1000,
+        allow_seed=True,  # a test deals a known hand
     )
     port = _free_port()
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
@@ -531,6 +532,47 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
     assert lobby["options"]["turn_limit"] == 80 and lobby["options"]["win_floors"] == 4
     assert lobby["options"]["milkshake_stacking"] == "stack"
     assert lobby["options"]["first_player"] == 2
+    context.close()
+
+
+def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
+    browser: Browser, server_url: str
+) -> None:
+    # Seed 34 deals seat 0, first to play: 1 3 4 6 8 dog. No tower stands yet, so the dog can
+    # do nothing (R12), nor can the 4 (no 5, no joker, nothing to steal); 1+8 and 3+6 build.
+    en = _strings("en")
+    created = _create(
+        server_url,
+        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "random"}], "seed": 34,
+         "options": {"first_player": 0}, "name": "Ada"},
+    )  # fmt: skip
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(created["play_url"])
+    page.wait_for_selector("#status.mine")
+    hand = page.eval_on_selector_all("#hand .card", "cards => cards.map(c => c.dataset.card)")
+    assert sorted(hand) == sorted(["1", "3", "4", "6", "8", "dog"]), hand
+
+    def toast_is(text: str) -> None:
+        page.wait_for_function(
+            f"document.querySelector('#toast').textContent === {json.dumps(text)}"
+        )
+
+    dog = page.locator('#hand .card[data-card="dog"]')
+    assert dog.get_attribute("aria-disabled") == "true"
+    dog.tap(force=True)  # (aria-disabled: Playwright would wait for it to be enabled)
+    toast_is(en["card_use"].format(card=en["card_dog"], use=en["use_dog"]))
+    page.locator('#hand .card[data-card="4"]').focus()
+    page.keyboard.press("Enter")  # greyed cards are reached with the keyboard too
+    toast_is(en["card_use"].format(card="4", use=en["use_number"].format(n=4, m=5)))
+    assert page.locator('#hand .card[aria-pressed="true"]').count() == 0  # nothing selected
+    # 1 and 3 are each playable, but together they make no floor: the sum says why (R5).
+    page.locator('#hand .card[data-card="1"]').tap()
+    page.locator('#hand .card[data-card="3"]').tap()
+    expected = en["no_floor_sum"].format(a="1", b="3", sum=4)
+    page.wait_for_function(
+        f"document.querySelector('#select-help').textContent === {json.dumps(expected)}"
+    )
     context.close()
 
 

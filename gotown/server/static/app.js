@@ -185,6 +185,13 @@ function cardName(code) {
 function cardLabel(code) {
   return NUMBERS.includes(code) ? code : (code === "?" ? t("card_?") : t("card_" + code));
 }
+/* What a card does, for a card that can do nothing now (tapped while greyed): the rule, in a
+   sentence, so that a player learns why. */
+function useText(code) {
+  const kind = NUMBERS.includes(code) ? "number" : code === "?" ? "joker" : code;
+  const use = t("use_" + kind, NUMBERS.includes(code) ? { n: code, m: 9 - Number(code) } : {});
+  return t("card_use", { card: plain(cardLabel(code)), use });
+}
 function floorValues(floor) {
   const cards = floor.filter((c) => c !== "dog");
   const dogs = floor.length - cards.length;
@@ -789,7 +796,7 @@ const table = {
     document.title = myTurn ? "● " + t("your_turn") + " – GoTown" : "GoTown";
     if (focusId) {
       const el = document.getElementById(focusId)
-        || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[tabindex="0"]') || document.getElementById("end-turn")));
+        || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[aria-disabled="false"]') || document.getElementById("end-turn")));
       if (el) el.focus();
     }
   },
@@ -897,12 +904,15 @@ const table = {
       const pressed = this.selected.includes(i);
       const playable = legal.length > 0 && usable.has(code);
       const dim = legal.length > 0 && !playable;
+      // A greyed card can still be tapped (or reached with the keyboard): it says what it
+      // does, so that the player learns why it cannot be played now.
+      const use = () => (playable ? this.toggle(i) : toast(useText(code), true));
       handEl.append(cardEl(code, {
-        role: "button", tabindex: playable ? "0" : "-1", id: "card-" + i, "data-card": code,
+        role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code,
         "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
         class: "card " + cardClass(code) + (NUMBERS.includes(code) || code === "?" ? "" : " special") + (dim ? " dim" : ""),
-        onclick: () => playable && this.toggle(i),
-        onkeydown: (ev) => { if (playable && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(i); } },
+        onclick: () => legal.length > 0 && use(),
+        onkeydown: (ev) => { if (legal.length > 0 && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); use(); } },
       }));
     });
     if (!hand.length) handEl.append(h("span", { class: "help" }, t("empty_hand")));
@@ -926,7 +936,10 @@ const table = {
     const endTurn = legal.find((a) => a.type === "end-turn");
     const onlyEnd = legal.length === 1;
     if (endTurn) actions.append(h("button", { class: "act" + (onlyEnd ? " primary" : "") + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => this.act(endTurn) }, t("btn_end-turn")));
-    panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : t("no_action_for_selection")) : t("select_cards")), actions);
+    // Two numbers that are no floor: say the sum, and what a floor needs (R5).
+    const sum = sel.length === 2 && sel.every((c) => NUMBERS.includes(c)) ? Number(sel[0]) + Number(sel[1]) : null;
+    const nothing = sum !== null && sum !== 9 ? t("no_floor_sum", { a: sel[0], b: sel[1], sum }) : t("no_action_for_selection");
+    panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : nothing) : t("select_cards")), actions);
     // hint and chances
     const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => this.hint() }, t("hint")));
     if (this.hints && this.hints.length) {
