@@ -573,6 +573,24 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
     page.wait_for_function(
         f"document.querySelector('#select-help').textContent === {json.dumps(expected)}"
     )
+    # For screen readers: the lasting live region said it is Ada's turn; a floor is one
+    # sentence; and what the bot does next is read out there, though the table is redrawn.
+    assert page.text_content("#announce") == en["your_turn"]
+    assert page.get_attribute("#status", "aria-live") is None  # (replaced at every change)
+    page.locator('#hand .card[data-card="1"]').tap()  # unselect: 3 alone
+    page.locator('#hand .card[data-card="6"]').tap()
+    page.click("#act-0")  # build 3+6
+    floor = page.locator('.seatbox[data-seat="0"] .floor[role="listitem"]')
+    floor.wait_for()
+    assert floor.locator(".sr-only").text_content() == en["floor_n"].format(n=1) + ": 3 + 6"
+    page.click("#end-turn")
+    page.wait_for_function(
+        "document.querySelector('#announce').textContent.includes('Bot 2')", timeout=15000
+    )
+    page.wait_for_function(
+        f"document.querySelector('#announce').textContent.endsWith({json.dumps(en['your_turn'])})",
+        timeout=15000,
+    )
     context.close()
 
 

@@ -531,13 +531,18 @@ function miniCard(code, value) {
   return h("span", { class: "mini " + cardClass(code), title: code === "?" ? t("joker_value", { n: value }) : cardName(code) }, label);
 }
 function towerEl(tower, prevFloors, seat, view) {
-  const el = h("div", { class: "tower", "aria-label": t("tower") });
+  // A list of floors, each read as one sentence ("Floor 2: 1 + Joker worth 8, Guard dog"),
+  // not as the small cards one by one.
+  const el = h("div", { class: "tower", role: "list", "aria-label": t("tower") });
   tower.forEach((floor, i) => {
     const { cards, dogs, values } = floorValues(floor);
-    const f = h("div", { class: "floor" + (i === tower.length - 1 ? " top" : "") + (i >= prevFloors ? " new" : ""), "data-floor": i },
-      h("span", { class: "badge", title: t("floor_n", { n: i + 1 }) }, i + 1),
-      ...cards.map((c, k) => miniCard(c, values[k])),
-      ...Array.from({ length: dogs }, () => h("span", { class: "mini cspecial dogmark", title: cardName("dog") }, t("card_dog"))));
+    const said = t("floor_n", { n: i + 1 }) + ": " + cards.map((c, k) => (c === "?" ? t("joker_value", { n: values[k] }) : c)).join(" + ")
+      + (dogs ? ", " + plain(t("card_dog")) : "");
+    const f = h("div", { class: "floor" + (i === tower.length - 1 ? " top" : "") + (i >= prevFloors ? " new" : ""), "data-floor": i, role: "listitem" },
+      h("span", { class: "sr-only" }, said),
+      h("span", { class: "badge", title: t("floor_n", { n: i + 1 }), "aria-hidden": "true" }, i + 1),
+      ...cards.map((c, k) => { const m = miniCard(c, values[k]); m.setAttribute("aria-hidden", "true"); return m; }),
+      ...Array.from({ length: dogs }, () => h("span", { class: "mini cspecial dogmark", title: cardName("dog"), "aria-hidden": "true" }, t("card_dog"))));
     el.append(f);
   });
   if (!tower.length) el.append(h("div", { class: "help" }, t("no_floor")));
@@ -571,6 +576,7 @@ const table = {
     this.chances = null; this.chancesAsked = -1; this.wasMyTurn = false;
     this.chancesFailed = false; this.chancesDelay = 0; this.logKeep = null; this.handoverAt = {};
     this.resyncing = false; this.gapped = null; this.resumed = false; this.noResume = false;
+    this.heard = null; this.heardStatus = null;
     this.ticker = setInterval(() => this.tickAway(), 1000);
     const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
@@ -800,6 +806,16 @@ const table = {
       if (el) el.focus();
     }
   },
+  /* Screen readers: the log's new lines (what the others did) and the status when it changes
+     ("Your turn"), in the page's one lasting live region. */
+  announce(lines, statusText) {
+    const fresh = this.heard === null || this.heard > lines.length ? []
+      : lines.slice(this.heard).filter((l) => l.cls !== "turn").map((l) => l.text);
+    this.heard = lines.length;
+    if (statusText !== this.heardStatus) { fresh.push(statusText); this.heardStatus = statusText; }
+    const el = document.getElementById("announce");
+    if (el && fresh.length) el.textContent = fresh.join(" ");
+  },
   drawLobby(app, st) {
     const lobby = st.lobby;
     const mySeat = st.seat;
@@ -829,7 +845,9 @@ const table = {
     const me = st.seat;
     // A replay shows a past turn: it is nobody's to play now, the viewer's included.
     const mine = v.active === me && !v.over && !this.replay;
-    const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status", role: "status", "aria-live": "polite" });
+    // (Not a live region itself: the table is rebuilt at every change, and a region that is
+    // replaced is not reliably read out. #announce, which stays, says what changed.)
+    const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status" });
     // At the end the status says so, and the end panel says how (once).
     if (v.over) status.textContent = t("game_over");
     else status.textContent = mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) });
@@ -886,7 +904,8 @@ const table = {
     if (me !== null && !v.over && !this.replay && !this.spectator) left.append(this.chancesPanel(st));
     // log
     const lines = eventLines(v.events, st);
-    const log = h("ul", { class: "log", id: "log", "aria-live": "polite" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
+    const log = h("ul", { class: "log", id: "log" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
+    if (!this.replay) this.announce(lines, status.textContent);
     right.append(h("div", { class: "panel" }, h("h2", {}, t("log")), log));
     right.append(h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
     app.append(h("div", { class: "table" }, left, right));
