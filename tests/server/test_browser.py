@@ -591,6 +591,11 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
         f"document.querySelector('#announce').textContent.endsWith({json.dumps(en['your_turn'])})",
         timeout=15000,
     )
+    # On the phone the log is far below; the last thing that happened is under the status.
+    last = page.eval_on_selector_all(
+        "#log li:not(.turn)", "items => items[items.length - 1].textContent"
+    )
+    assert page.text_content("#last-move") == last and page.is_visible("#last-move")
     context.close()
 
 

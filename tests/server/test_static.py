@@ -166,6 +166,8 @@ def test_pages_and_rules_are_served(client: TestClient) -> None:
         assert r.status_code == 200 and f'lang="{lang}"' in r.text
         bodies.add(r.text)
     assert len(bodies) == len(LANGUAGES)
+    # The rules open in a tab of their own: their link home does not claim to go back to a game.
+    assert "Back to the game" not in client.get("/rules/en").text
     assert client.get("/rules/xx").status_code == 404
     assert client.get("/static/i18n/pl.json").json()["card_thief"] == "Złodziej"
 

@@ -854,6 +854,10 @@ const table = {
     const left = h("section", { class: "left", "aria-label": t("table") });
     const right = h("aside", { "aria-label": t("log") });
     left.append(status);
+    // On a phone the log is far below: the last thing that happened stands under the status.
+    const lines = eventLines(v.events, st);
+    const last = [...lines].reverse().find((l) => l.cls !== "turn");
+    if (last && !v.over) left.append(h("p", { class: "lastmove", id: "last-move" }, last.text));
     if (this.spectator && !v.over) left.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
     if (v.over) left.append(this.endPanel(st));
     if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
@@ -903,7 +907,6 @@ const table = {
     if (me !== null) left.append(this.handPanel(st));
     if (me !== null && !v.over && !this.replay && !this.spectator) left.append(this.chancesPanel(st));
     // log
-    const lines = eventLines(v.events, st);
     const log = h("ul", { class: "log", id: "log" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
     if (!this.replay) this.announce(lines, status.textContent);
     right.append(h("div", { class: "panel" }, h("h2", {}, t("log")), log));
