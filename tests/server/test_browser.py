@@ -596,6 +596,21 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
         "#log li:not(.turn)", "items => items[items.length - 1].textContent"
     )
     assert page.text_content("#last-move") == last and page.is_visible("#last-move")
+    # Another seat's draws in a row read as one line; the viewer's own, one line a card.
+    said = page.evaluate(
+        """() => eventLines([
+            {type: "draw", seat: 1, card: null}, {type: "draw", seat: 1, card: null},
+            {type: "draw", seat: 0, card: "5"}, {type: "draw", seat: 0, card: "dog"},
+            {type: "draw", seat: 1, card: null}],
+          {seat: 0, lobby: table.state.lobby}).map((l) => l.text)"""
+    )
+    bot = "Bot 2 (" + en["level_random"] + ")"
+    assert said == [
+        en["log_draw_n"].format(actor=bot, count=2),
+        en["log_draw_you"].format(card="5"),
+        en["log_draw_you"].format(card=en["card_dog"]),
+        en["log_draw"].format(actor=bot),
+    ]
     context.close()
 
 

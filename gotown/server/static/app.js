@@ -425,7 +425,11 @@ function eventLines(events, state) {
     if (e.type === "turn") {
       lines.push({ cls: "turn", text: t(e.extra ? "log_turn_extra" : "log_turn", { turn: e.turn, actor: P(e.seat) }) });
     } else if (e.type === "draw") {
-      lines.push({ text: e.card ? t("log_draw_you", { card: cardLabel(e.card) }) : t("log_draw", { actor: P(e.seat) }) });
+      if (e.card) { lines.push({ text: t("log_draw_you", { card: cardLabel(e.card) }) }); continue; }
+      // Another seat's draws in a row (a refill): one line, "Bob drew 2 cards."
+      let count = 1;
+      while (i + 1 < events.length && events[i + 1].type === "draw" && events[i + 1].seat === e.seat && !events[i + 1].card) { i++; count++; }
+      lines.push({ text: count === 1 ? t("log_draw", { actor: P(e.seat) }) : t("log_draw_n", { actor: P(e.seat), count }) });
     } else if (e.type === "milkshake-turn") {
       lines.push({ text: t(e.seat === viewer ? "log_milkshake_turn_you" : "log_milkshake_turn", { actor: P(e.seat) }) });
     } else if (e.type === "action") {
