@@ -165,7 +165,7 @@ def preferred_language(accept_language: str) -> str:
                     weight = float(value)
                 except ValueError:
                     weight = 0.0
-        code = tag.strip()[:2].lower()
+        code = tag.strip().split("-")[0].lower()  # the primary subtag: "csb" is not "cs"
         if weight > 0 and code in schemas.LANGUAGES:
             choices.append((-weight, index, code))
     return min(choices)[2] if choices else "en"

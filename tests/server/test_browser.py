@@ -385,14 +385,20 @@ def test_hint_on_the_player_s_turn(browser: Browser, server_url: str) -> None:
     said = page.text_content("#hint-chance") or ""
     assert said.startswith(en["hint_chance"].split("{p}")[0]), said
     assert en["win_chance"].split("{p}")[0] not in said
-    # The filled (main) button: the first move of the selected cards, or ending the turn
-    # when nothing else can be done; never both.
+    # The filled (main) button: the suggested move when the selected cards make it, else
+    # their first move, or ending the turn when nothing else can be done; never two.
+    suggested = page.locator("#actions button.suggested:not(#end-turn)")
+    if suggested.count():
+        assert "primary" in (suggested.get_attribute("class") or "")
     for _ in range(2):
         primary = page.locator("#actions button.primary")
         assert primary.count() <= 1
         if page.locator("#actions button").count() > 1:
             assert page.locator("#end-turn.primary").count() == 0
-        page.locator('#hand .card[aria-disabled="false"]').first.click()
+        playable = page.locator('#hand .card[aria-disabled="false"]')
+        if not playable.count():  # (an unseeded deal: a hand that can only end the turn)
+            break
+        playable.first.click()
     _shot(page, "12-hint")
     context.close()
 
@@ -491,6 +497,7 @@ def test_the_first_language_the_reader_prefers_that_the_page_speaks(
 def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
     browser: Browser, server_url: str
 ) -> None:
+    en = _strings("en")
     context = browser.new_context(viewport=PHONE, locale="en-GB")
     page = context.new_page()
     page.goto(server_url + "/")
@@ -517,6 +524,17 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
         assert page.input_value("#opt-first_player") == "2"
         assert page.input_value("#opt-turn_limit") == "80"
 
+    # A wrong turn limit in the folded options: Create says so and unfolds them (the
+    # browser's own check would stop at a hidden field without a word).
+    page.fill("#opt-turn_limit", "0")
+    page.click("#more-options > summary")  # fold
+    page.click("#create-btn")
+    page.wait_for_function(
+        "document.querySelector('#toast').textContent === "
+        + json.dumps(en["opt_turn_limit_invalid"].format(max=10000))
+    )
+    assert page.get_attribute("#more-options", "open") is not None
+    page.fill("#opt-turn_limit", "80")
     page.select_option("#lang", "de")  # the page's language, at the top
     page.wait_for_function("document.querySelector('#create-title')?.textContent === 'Neues Spiel'")
     kept()
@@ -591,11 +609,36 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
         f"document.querySelector('#announce').textContent.endsWith({json.dumps(en['your_turn'])})",
         timeout=15000,
     )
-    # On the phone the log is far below; the last thing that happened is under the status.
+    # On the phone the log is far below; the last thing another seat did stands under the
+    # status (not the player's own draw at the start of the turn).
+    own = en["log_draw_you"].split("{card}")[0]
     last = page.eval_on_selector_all(
-        "#log li:not(.turn)", "items => items[items.length - 1].textContent"
+        "#log li:not(.turn)",
+        "items => items.map((i) => i.textContent)"
+        f".filter((x) => !x.startsWith({json.dumps(own)})).pop()",
     )
+    assert not last.startswith(own)
     assert page.text_content("#last-move") == last and page.is_visible("#last-move")
+    # A move aimed at the player is said by its notice (an alert), not twice; the end of
+    # the game and an extra turn are said, other turn headers not.
+    heard = page.evaluate(
+        """() => { table.heard = 0; table.heardStatus = "same";
+          table.announce([{ text: "aimed", aimed: true }, { text: "plain" },
+            { cls: "turn", text: "header" }, { cls: "turn", say: true, text: "won" }], "same");
+          return document.getElementById("announce").textContent; }"""
+    )
+    assert heard == "plain won"
+    # What a greyed dog or bone says follows the R23 options.
+    for options, key in (
+        ({}, "use_dog"),
+        ({"dog_placement": "any"}, "use_dog_any"),
+        ({"dogs_per_floor": "unlimited"}, "use_dog_unlimited"),
+        ({"dog_placement": "any", "dogs_per_floor": "unlimited"}, "use_dog_any_unlimited"),
+    ):
+        said = page.evaluate(f"useText('dog', {json.dumps(options)})")
+        assert said == en["card_use"].format(card=en["card_dog"], use=en[key]), options
+    said = page.evaluate("useText('bone', {bone_targets: 'any'})")
+    assert said == en["card_use"].format(card=en["card_bone"], use=en["use_bone_any"])
     # Another seat's draws in a row read as one line; the viewer's own, one line a card.
     said = page.evaluate(
         """() => eventLines([
@@ -936,6 +979,11 @@ def test_a_game_without_a_chosen_limit_counts_no_turns_towards_one(
     options = page.inner_text("#game-options")
     assert f"{en['opt_turn_limit']}\n{en['opt_turn_limit_none']}" in options, options
     assert "10000" not in options
+    # A limit chosen at the bots-only tables' default (300) is a limit all the same.
+    page.goto(server_url + "/")
+    _create_in_page(page, "Nia", "bot:random", first_player="0", turn_limit="300")
+    page.wait_for_selector("#turn")
+    assert page.text_content("#turn") == en["turn_n_of"].format(n=1, limit=300)
     assert not errors, errors
     context.close()
 
@@ -955,6 +1003,8 @@ def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: st
     assert page.text_content("#winner") == en["over_turn_limit"]
     assert page.text_content("#status") == en["game_over"]
     assert en["log_end_turn_limit"] in (page.text_content("#log") or "")
+    # ... and so does the live region, for a screen reader (the end is no mere turn header).
+    assert en["log_end_turn_limit"] in (page.text_content("#announce") or "")
     body = page.text_content("#app") or ""
     assert body.count(en["over_nowinner"]) == 0 and body.count(en["over_turn_limit"]) == 1
     page.click("#game-options summary")

@@ -181,6 +181,7 @@ def test_pages_and_rules_are_served(client: TestClient) -> None:
      ("fr;q=0, nl", "nl"),  # q=0: not wanted
      ("es;q=abc, it", "it"),  # a weight that is no number counts as 0
      ("*", "en"),
+     ("csb, esu;q=0.9, pl;q=0.5", "pl"),  # Kashubian is not Czech, nor Yupik Spanish
      ("x" * 5000, "en")],
 )  # fmt: skip
 def test_the_rules_link_opens_in_the_reader_s_language(

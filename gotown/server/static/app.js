@@ -163,7 +163,7 @@ function initialLang() {
   // The reader's languages in their order of preference: the first one this page speaks.
   const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
   for (const tag of wanted) {
-    const code = String(tag).slice(0, 2).toLowerCase();
+    const code = String(tag).split("-")[0].toLowerCase();  // ("csb" is not "cs")
     if (LANGS.includes(code)) return code;
   }
   return "en";
@@ -187,8 +187,11 @@ function cardLabel(code) {
 }
 /* What a card does, for a card that can do nothing now (tapped while greyed): the rule, in a
    sentence, so that a player learns why. */
-function useText(code) {
-  const kind = NUMBERS.includes(code) ? "number" : code === "?" ? "joker" : code;
+function useText(code, options = {}) {
+  let kind = NUMBERS.includes(code) ? "number" : code === "?" ? "joker" : code;
+  // The dog and the bone follow the game's R23 options.
+  if (code === "dog") kind += (options.dog_placement === "any" ? "_any" : "") + (options.dogs_per_floor === "unlimited" ? "_unlimited" : "");
+  if (code === "bone" && options.bone_targets === "any") kind += "_any";
   const use = t("use_" + kind, NUMBERS.includes(code) ? { n: code, m: 9 - Number(code) } : {});
   return t("card_use", { card: plain(cardLabel(code)), use });
 }
@@ -225,7 +228,9 @@ function render() {
 /* What the home form holds, kept across its redraw in another language (null: defaults). */
 let homeDraft = null;
 function renderHome(app) {
-  const form = h("form", { id: "create-form", class: "panel", "aria-labelledby": "create-title" });
+  // (novalidate: the submit handler checks the name and the turn limit and says what is wrong;
+  // the browser's own check would stop silently at a field inside the folded options.)
+  const form = h("form", { id: "create-form", class: "panel", "aria-labelledby": "create-title", novalidate: true });
   const seatsBox = h("div", { id: "seat-specs" });
   const draft = homeDraft || {};
   let count = draft.count ?? 3;
@@ -423,9 +428,9 @@ function eventLines(events, state) {
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
     if (e.type === "turn") {
-      lines.push({ cls: "turn", text: t(e.extra ? "log_turn_extra" : "log_turn", { turn: e.turn, actor: P(e.seat) }) });
+      lines.push({ cls: "turn", say: e.extra, text: t(e.extra ? "log_turn_extra" : "log_turn", { turn: e.turn, actor: P(e.seat) }) });
     } else if (e.type === "draw") {
-      if (e.card) { lines.push({ text: t("log_draw_you", { card: cardLabel(e.card) }) }); continue; }
+      if (e.card) { lines.push({ own: true, text: t("log_draw_you", { card: cardLabel(e.card) }) }); continue; }
       // Another seat's draws in a row (a refill): one line, "Bob drew 2 cards."
       let count = 1;
       while (i + 1 < events.length && events[i + 1].type === "draw" && events[i + 1].seat === e.seat && !events[i + 1].card) { i++; count++; }
@@ -455,7 +460,7 @@ function eventLines(events, state) {
       lines.push({ text: t("log_reshuffle", { count: e.count ?? e.cards ?? "" }) });
     } else if (e.type === "end") {
       const nobody = e.reason === "turn-limit" ? t("log_end_turn_limit") : t("log_end_nowinner");
-      lines.push({ cls: "turn", text: e.winner === null ? nobody : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
+      lines.push({ cls: "turn", say: true, text: e.winner === null ? nobody : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
     }
   }
   return lines;
@@ -537,11 +542,11 @@ function miniCard(code, value) {
 function towerEl(tower, prevFloors, seat, view) {
   // A list of floors, each read as one sentence ("Floor 2: 1 + Joker worth 8, Guard dog"),
   // not as the small cards one by one.
-  const el = h("div", { class: "tower", role: "list", "aria-label": t("tower") });
+  const el = h("div", { class: "tower", role: tower.length ? "list" : null, "aria-label": t("tower") });
   tower.forEach((floor, i) => {
     const { cards, dogs, values } = floorValues(floor);
     const said = t("floor_n", { n: i + 1 }) + ": " + cards.map((c, k) => (c === "?" ? t("joker_value", { n: values[k] }) : c)).join(" + ")
-      + (dogs ? ", " + plain(t("card_dog")) : "");
+      + (dogs ? ", " + plain(t("card_dog")) + (dogs > 1 ? " ×" + dogs : "") : "");
     const f = h("div", { class: "floor" + (i === tower.length - 1 ? " top" : "") + (i >= prevFloors ? " new" : ""), "data-floor": i, role: "listitem" },
       h("span", { class: "sr-only" }, said),
       h("span", { class: "badge", title: t("floor_n", { n: i + 1 }), "aria-hidden": "true" }, i + 1),
@@ -814,7 +819,7 @@ const table = {
      ("Your turn"), in the page's one lasting live region. */
   announce(lines, statusText) {
     const fresh = this.heard === null || this.heard > lines.length ? []
-      : lines.slice(this.heard).filter((l) => l.cls !== "turn").map((l) => l.text);
+      : lines.slice(this.heard).filter((l) => (l.cls !== "turn" || l.say) && !l.aimed).map((l) => l.text);
     this.heard = lines.length;
     if (statusText !== this.heardStatus) { fresh.push(statusText); this.heardStatus = statusText; }
     const el = document.getElementById("announce");
@@ -860,7 +865,7 @@ const table = {
     left.append(status);
     // On a phone the log is far below: the last thing that happened stands under the status.
     const lines = eventLines(v.events, st);
-    const last = [...lines].reverse().find((l) => l.cls !== "turn");
+    const last = [...lines].reverse().find((l) => l.cls !== "turn" && !l.own);
     if (last && !v.over) left.append(h("p", { class: "lastmove", id: "last-move" }, last.text));
     if (this.spectator && !v.over) left.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
     if (v.over) left.append(this.endPanel(st));
@@ -932,7 +937,7 @@ const table = {
       const dim = legal.length > 0 && !playable;
       // A greyed card can still be tapped (or reached with the keyboard): it says what it
       // does, so that the player learns why it cannot be played now.
-      const use = () => (playable ? this.toggle(i) : toast(useText(code), true));
+      const use = () => (playable ? this.toggle(i) : toast(useText(code, v.options), true));
       handEl.append(cardEl(code, {
         role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code,
         "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
@@ -954,10 +959,12 @@ const table = {
     const order = { build: 0, steal: 1 };
     matching.sort((a, b) => (order[a.type] ?? 2) - (order[b.type] ?? 2));
     const hintKeys = new Set((this.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
+    const suggested = matching.findIndex((a) => hintKeys.has(JSON.stringify(a)));
+    const main = suggested >= 0 ? suggested : 0;  // the suggested move, when it is one of them
     // The main (filled) button is the first move the selected cards make; ending the turn,
     // which cannot be taken back, is the main one only when nothing else can be done.
     matching.forEach((a, k) => {
-      actions.append(h("button", { class: "act" + (k === 0 ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
+      actions.append(h("button", { class: "act" + (k === main ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => this.act(a) }, buttonText(a, st)));
     });
     const endTurn = legal.find((a) => a.type === "end-turn");
     const onlyEnd = legal.length === 1;
@@ -1092,7 +1099,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     LEVELS = meta.bot_levels;
     const limit = meta.options && meta.options.turn_limit;
     if (limit && Number.isInteger(limit.maximum)) TURN_LIMIT_MAX = limit.maximum;
-    if (limit) TURN_LIMIT_CEILINGS = [limit.people_default, limit.bots_only_default].filter(Number.isInteger);
+    // (Not the bots-only default: a table of bots really ends there, and a person may well
+    // choose that number; 10,000 turns is no limit anyone would choose.)
+    if (limit) TURN_LIMIT_CEILINGS = [limit.people_default].filter(Number.isInteger);
   } catch (e) { /* keep defaults */ }
   render();
 });
