@@ -18,6 +18,10 @@ run easy-random   easy random   --games "$GAMES"
 run medium-random medium random --games "$GAMES"
 run medium-easy   medium easy   --games "$GAMES"
 run hard-medium   hard medium   --games "$GAMES"
+run hard-random   hard random   --games "$GAMES"
 run hard-3medium  hard medium --players 4 --games "$GAMES"
 run expert-hard   expert hard   --games "$EXPERT_GAMES"
+# The bots on one scale, from the two-player files just written (benchmarks/scale.py).
+.venv/bin/python benchmarks/scale.py --plot "$out/scale.png" \
+  "$out"/{easy-random,medium-random,medium-easy,hard-medium,hard-random,expert-hard}.json
 echo "== done ($(date -u +%H:%M:%S) UTC)"

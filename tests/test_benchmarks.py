@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import sys
 from pathlib import Path
 from types import ModuleType
 
+import click
+import pytest
 from click.testing import CliRunner
 
 from gotown.engine import Action, Game, parse_action
@@ -298,3 +301,71 @@ def test_bot_flood_explains_itself_and_refuses_an_unknown_level_before_serving()
     assert all(option in shown.output for option in ("--tables", "--level", "--replies"))
     refused = CliRunner().invoke(flood.main, ["--level", "godlike"])
     assert refused.exit_code == 2 and "godlike" in refused.output
+
+
+def test_the_scale_recovers_the_strengths_that_made_the_rates() -> None:
+    scale = _load("scale")
+    truth = {"random": 0.0, "easy": 1.8, "medium": 2.3, "hard": 2.7}
+    pairs = [("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("hard", "random")]
+    n = 10**8  # rates exact to the fit's precision
+    pairings = [
+        scale.Pairing(a, b, n, round(n * scale.expit(truth[a] - truth[b])), "synthetic")
+        for a, b in pairs
+    ]
+    fitted = scale.fit(pairings)
+    assert set(fitted) == set(truth)
+    for bot, value in truth.items():
+        assert abs(fitted[bot][0] - value) < 1e-3
+    # Named the other way round (random first), a pairing places the bots the same.
+    flipped = [scale.Pairing(q.b, q.a, q.games, q.games - q.wins, "flipped") for q in pairings]
+    for bot, (value, _) in scale.fit(flipped).items():
+        assert abs(value - truth[bot]) < 1e-3, bot
+    # A game without a winner is half a point to each, from either side.
+    drawn = scale.Pairing("easy", "random", 100, 80, "drawn", losses=10)
+    assert drawn.rate == 0.80 and drawn.share == 0.85
+    # A bot linked to nobody else cannot be placed.
+    lonely = [*pairings, scale.Pairing("expert", "expert#2", 100, 50, "synthetic")]
+    with pytest.raises(click.ClickException, match="do not link"):
+        scale.fit(lonely)
+
+
+def test_the_targets_ladder_adds_up_the_three_distances() -> None:
+    scale = _load("scale")
+    need = scale.ladder()
+    assert abs(scale.expit(need["easy"]) - 0.90) < 1e-12
+    assert abs(scale.expit(need["medium"] - need["easy"]) - 0.60) < 1e-12
+    assert abs(scale.expit(need["hard"] - need["medium"]) - 0.65) < 1e-12
+    assert round(100 * scale.expit(need["hard"]), 1) == 96.2
+
+
+def test_the_scale_benchmark_reads_results_files_and_plots(tmp_path: Path) -> None:
+    scale = _load("scale")
+    files = [str(scale.RESULTS / f"{name}.json") for name in ("easy-random", "medium-easy")]
+    plot = tmp_path / "scale.png"
+    result = CliRunner().invoke(scale.main, [*files, "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    assert "easy vs random" in result.output and "medium vs easy" in result.output
+    assert "96.2%" in result.output and plot.stat().st_size > 0
+    # Two pairings along a chain fit exactly: each share is predicted as measured. medium-easy:
+    # 637 wins, 354 losses, 9 without a winner: a share of 64.1%, and so predicted.
+    assert result.output.count("63.7%") == 1 and result.output.count("64.1%") == 2
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"complete": false, "entries": []}')
+    result = CliRunner().invoke(scale.main, [str(junk)])
+    assert result.exit_code != 0 and "not a two-player tournament" in result.output
+    # A tournament stopped early counts its whole pairs of games, as the tournament does:
+    # here 3 games were played, so 2 count (easy won the first, the second had no winner).
+    stopped = tmp_path / "stopped.json"
+    games = [{"index": 2, "winner": 0}, {"index": 0, "winner": 0}, {"index": 1, "winner": None}]
+    stopped.write_text(
+        json.dumps({"complete": False, "lineup": ["easy", "random"], "results": games})
+    )
+    (pairing,) = [scale.read_pairing(stopped)]
+    assert (pairing.a, pairing.b, pairing.games, pairing.wins, pairing.losses) == (
+        "easy",
+        "random",
+        2,
+        1,
+        0,
+    )
+    assert "stopped early" in pairing.source
