@@ -538,7 +538,10 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
     page.select_option("#lang", "de")  # the page's language, at the top
     page.wait_for_function("document.querySelector('#create-title')?.textContent === 'Neues Spiel'")
     kept()
-    page.select_option("#game-lang", "fr")  # the game's language, in the form
+    # The game's language, in the form: each by its own name, said what it is for.
+    assert page.eval_on_selector("#game-lang", "s => s.options[6].textContent") == "Čeština"
+    assert page.text_content("#game-lang-help") == _strings("de")["game_language_help"]
+    page.select_option("#game-lang", "fr")
     page.wait_for_function("document.documentElement.lang === 'fr'")
     kept()
     page.click("#create-btn")

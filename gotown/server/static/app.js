@@ -258,7 +258,9 @@ function renderHome(app) {
   const name = h("input", { id: "name", required: true, maxlength: 24, autocomplete: "nickname" });
   try { name.value = localStorage.getItem("gotown.name") || ""; } catch (e) { /* ignore */ }
   requireName(name);
-  const gameLang = h("select", { id: "game-lang" }, ...LANGS.map((l) => h("option", { value: l }, l.toUpperCase())));
+  // Each language by its own name, as in the page's menu at the top (its options).
+  const names = Object.fromEntries([...$("#lang").options].map((o) => [o.value, o.textContent]));
+  const gameLang = h("select", { id: "game-lang", "aria-describedby": "game-lang-help" }, ...LANGS.map((l) => h("option", { value: l }, names[l] || l.toUpperCase())));
   gameLang.value = lang;
   gameLang.addEventListener("change", () => chooseLang(gameLang.value).then(render));
   const short = h("input", { type: "checkbox", id: "opt-short" });
@@ -296,7 +298,8 @@ function renderHome(app) {
     h("div", { class: "field" }, h("label", { for: "players" }, t("players")), players),
     seatsBox,
     h("p", { id: "levels-help", class: "help" }, t("levels_help")),
-    h("div", { class: "field" }, h("label", { for: "game-lang" }, t("language")), gameLang),
+    h("div", { class: "field" }, h("label", { for: "game-lang" }, t("game_language")), gameLang,
+      h("p", { class: "help", id: "game-lang-help" }, t("game_language_help"))),
     optionsBox,
     h("button", { class: "primary", type: "submit", id: "create-btn" }, t("create")),
   );
