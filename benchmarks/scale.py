@@ -237,7 +237,7 @@ def _plot(strengths: dict[str, tuple[float, float]], need: dict[str, float], pat
     ticks = [0.5, 0.75, 0.9, 0.95, 0.97]
     top = ax.secondary_xaxis("top", functions=(to_rate, to_strength))
     top.set_xticks(ticks, [f"{100 * t:g}%" for t in ticks])
-    top.set_xlabel("win rate against random")
+    top.set_xlabel("share of the points against random (a game without a winner: half each)")
     ax.set_xlabel("strength (logit scale, random = 0)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right")
