@@ -45,16 +45,13 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     END_TURN: (),
 }
 _OPTIONAL = {(DOG, "target")}
-_DEFAULTS: tuple[tuple[str, Any], ...] = (
-    ("cards", ()), ("card", None), ("target", None), ("floor", None),
-)  # fmt: skip
 
 
 def stray_field(action: Action) -> str | None:
     """The first field set on ``action`` that its type does not take (an ``Action`` built by
     hand, such as an end of the turn with a target), or None. Its JSON form drops such fields."""
     used = _FIELDS.get(action.type, ())
-    for name, default in _DEFAULTS:
+    for name, default in Action._field_defaults.items():
         if name not in used and getattr(action, name) != default:
             return name
     return None

@@ -49,9 +49,7 @@ class Record:
                 seed=self.origin["seed"],
                 options=self.origin["options"],
             )
-        except InvalidPositionError:
-            raise
-        except GoTownError as exc:  # players or seed that Game.new refuses
+        except InvalidActionError as exc:  # players, seed or first seat that Game.new refuses
             raise InvalidPositionError(f"the record's setup: {exc}") from None
 
     def replay(self) -> Any:
