@@ -13,12 +13,13 @@ const OPTIONS = {
 };
 let LEVELS = ["random", "easy", "medium", "hard", "expert"];
 let TURN_LIMIT_MAX = 10000;  // the server's bound on turn_limit (/api/meta)
-/* The turn limits the server gives a game created without one (/api/meta): a game with one
-   of these had no limit chosen, and the page does not count turns towards it. */
-let TURN_LIMIT_CEILINGS = [10000];
+/* The turn limit the server gives a game with people created without one (/api/meta): a
+   game with it had no limit chosen, and the page does not count turns towards it. */
+let TURN_LIMIT_NONE = 10000;
 let I18N = {};
 let FALLBACK = {};
 let lang = "en";
+let plurals = null;  // the Intl.PluralRules of `lang` (made once a language is loaded)
 
 /* ---------- small helpers ---------- */
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -42,8 +43,8 @@ function h(tag, attrs = {}, ...children) {
    "other" form, and the form for any category a catalogue does not give. */
 function t(key, params = {}) {
   let s = I18N[key] ?? FALLBACK[key] ?? key;
-  if (typeof params.count === "number" && typeof Intl !== "undefined" && Intl.PluralRules) {
-    const form = new Intl.PluralRules(lang).select(params.count);
+  if (typeof params.count === "number" && plurals) {
+    const form = plurals.select(params.count);
     if (form !== "other" && I18N[key + "#" + form] !== undefined) s = I18N[key + "#" + form];
   }
   for (const [k, v] of Object.entries(params)) s = s.split("{" + k + "}").join(String(v));
@@ -142,6 +143,7 @@ async function loadLang(code) {
   if (mine !== langRequest) return;
   I18N = strings;
   lang = code;
+  plurals = typeof Intl !== "undefined" && Intl.PluralRules ? new Intl.PluralRules(code) : null;
   document.documentElement.lang = code;
   $("#lang").value = code;
   $("#rules-link").textContent = t("rules");
@@ -498,7 +500,7 @@ function outcomeText(v, lobby, me) {
 }
 function chosenLimit(options) {
   const limit = options && options.turn_limit;
-  return limit && !TURN_LIMIT_CEILINGS.includes(limit) ? limit : null;
+  return limit && limit !== TURN_LIMIT_NONE ? limit : null;
 }
 function turnText(v) {
   const limit = chosenLimit(v.options);
@@ -1104,7 +1106,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (limit && Number.isInteger(limit.maximum)) TURN_LIMIT_MAX = limit.maximum;
     // (Not the bots-only default: a table of bots really ends there, and a person may well
     // choose that number; 10,000 turns is no limit anyone would choose.)
-    if (limit) TURN_LIMIT_CEILINGS = [limit.people_default].filter(Number.isInteger);
+    if (limit && Number.isInteger(limit.people_default)) TURN_LIMIT_NONE = limit.people_default;
   } catch (e) { /* keep defaults */ }
   render();
 });
