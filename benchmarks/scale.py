@@ -31,8 +31,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
+import numpy as np
 from duel import plot_option, save_figure
 from rich.console import Console
 from rich.table import Table as RichTable
@@ -80,12 +82,14 @@ class Pairing:
         return (self.wins + (self.games - self.wins - losses) / 2) / self.games
 
 
-def logit(p: float) -> float:
-    return math.log(p / (1 - p))
+def logit(p: Any) -> Any:
+    """log(p / (1 - p)), of a number or of a numpy array (the plot's axis)."""
+    return np.log(p / (1 - p))
 
 
-def expit(x: float) -> float:
-    return 1 / (1 + math.exp(-x))
+def expit(x: Any) -> Any:
+    """The inverse of :func:`logit`: 1 / (1 + e^-x)."""
+    return 1 / (1 + np.exp(-x))
 
 
 def read_pairing(path: Path) -> Pairing:
@@ -116,8 +120,6 @@ def fit(pairings: Sequence[Pairing], anchor: str = "random") -> dict[str, tuple[
     """Each bot's strength and its standard error, ``anchor`` at 0: the weighted least squares
     fit of ``logit(share) = s_a - s_b`` over the pairings (weights ``n p (1 - p)``), a game
     without a winner half a point each, so that a pairing reads the same from either side."""
-    import numpy as np
-
     bots = sorted(({p.a for p in pairings} | {p.b for p in pairings}) - {anchor})
     index = {bot: i for i, bot in enumerate(bots)}
     rows = np.zeros((len(pairings), len(bots)))
@@ -212,17 +214,12 @@ def main(files: tuple[Path, ...], plot_path: Path | None) -> None:
 
 def _plot(strengths: dict[str, tuple[float, float]], need: dict[str, float], path: Path) -> None:
     import matplotlib
-    import numpy as np
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    def to_rate(x: np.ndarray) -> np.ndarray:
-        return 1 / (1 + np.exp(-x))
-
-    def to_strength(p: np.ndarray) -> np.ndarray:
-        p = np.clip(p, 1e-9, 1 - 1e-9)
-        return np.log(p / (1 - p))
+    def to_strength(p: Any) -> Any:
+        return logit(np.clip(p, 1e-9, 1 - 1e-9))  # (the axis may ask beyond 0 and 1)
 
     order = sorted(strengths, key=lambda bot: strengths[bot][0])
     fig, ax = plt.subplots(figsize=(8, 0.6 * len(order) + 1.6))
@@ -235,7 +232,7 @@ def _plot(strengths: dict[str, tuple[float, float]], need: dict[str, float], pat
                     label="least strength the targets need" if bot == "easy" else None)  # fmt: skip
     ax.set_yticks(range(len(order)), order)
     ticks = [0.5, 0.75, 0.9, 0.95, 0.97]
-    top = ax.secondary_xaxis("top", functions=(to_rate, to_strength))
+    top = ax.secondary_xaxis("top", functions=(expit, to_strength))
     top.set_xticks(ticks, [f"{100 * t:g}%" for t in ticks])
     top.set_xlabel("share of the points against random (a game without a winner: half each)")
     ax.set_xlabel("strength (logit scale, random = 0)")
