@@ -101,23 +101,6 @@ def winning_action(
     return None
 
 
-def frozen_turns(view: View) -> int:
-    """How many turns in a row, up to the one now under way, held nothing but their end (no
-    card drawn or played, no milkshake turn): the game has not changed since."""
-    events = view.events
-    i = len(events) - 1
-    if i >= 0 and events[i].type == "turn":
-        i -= 1  # the turn under way, with nothing done in it yet
-    count = 0
-    while i >= 0:
-        end = events[i].action
-        if end is None or end.type != "end-turn" or (i > 0 and events[i - 1].type != "turn"):
-            break  # (a record loaded from a position starts with its first action)
-        count += 1
-        i -= 2
-    return count
-
-
 class SearchBot:
     """An SO-ISMCTS player (see the module docstring) with a budget of iterations, units of
     work (one number, or one per player count, ``None`` for no limit) and, optionally, seconds;
@@ -276,7 +259,7 @@ def _ranked(root: Node, view: View) -> list[tuple[Action, Node]]:
     """The root's moves, best first: most visited, then best mean reward (the first such in
     the tree's order); the end of the turn last once the game is frozen."""
     ranked = sorted(root.children.items(), key=lambda item: (-item[1].visits, -item[1].reward))
-    if frozen_turns(view) >= FROZEN_ROUNDS * view.players:
+    if view.frozen_turns >= FROZEN_ROUNDS * view.players:
         # Whole rounds of nothing but ended turns: ending this one too leaves the game as it
         # is, perhaps for ever (the others may hold full hands that can do nothing, R7b), and
         # a game that nobody wins is worth less than any move. The search cannot see that:

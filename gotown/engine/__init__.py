@@ -16,7 +16,7 @@ from .errors import (
     InvalidPositionError,
 )
 from .game import Game, Outcome
-from .options import Options
+from .options import OPTION_CHOICES, Options
 from .record import Record
 from .views import Event, View
 
@@ -25,6 +25,7 @@ __all__ = [
     "CODES",
     "COPIES",
     "DECK_SIZE",
+    "OPTION_CHOICES",
     "Action",
     "Event",
     "Game",

@@ -7,6 +7,32 @@ from typing import Any
 
 from .errors import InvalidOptionsError
 
+#: The values each listed R23 option takes (its default is Options'). The one statement of
+#: them: :class:`Options` checks against it, and the server's ``/api/meta`` and the page offer
+#: them from it. ``turn_limit`` is not listed: it is null or a number of turns from 1 up.
+OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
+    "win_floors": (4, 5),
+    "first_player": ("random", 0, 1, 2, 3),
+    "dog_placement": ("own", "any"),
+    "dogs_per_floor": (1, "unlimited"),
+    "bone_targets": ("opponents", "any"),
+    "milkshake_stacking": ("forbid", "merge", "stack"),
+    "milkshake_blocks_refill": (True, False),
+}
+
+
+def _is_choice(value: Any, choices: tuple[Any, ...]) -> bool:
+    # By type as well as value: True is not the number 1, nor 1.0 the seat 1.
+    return any(type(value) is type(choice) and value == choice for choice in choices)
+
+
+def _say(choices: tuple[Any, ...]) -> str:
+    words = [
+        f'"{c}"' if isinstance(c, str) else str(c).lower() if isinstance(c, bool) else str(c)
+        for c in choices
+    ]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
 
 @dataclass(frozen=True, slots=True)
 class Options:
@@ -22,31 +48,15 @@ class Options:
     turn_limit: int | None = None
 
     def __post_init__(self) -> None:
-        def bad(name: str, allowed: str) -> InvalidOptionsError:
+        for name, choices in OPTION_CHOICES.items():
             value = getattr(self, name)
-            return InvalidOptionsError(f"option {name}: {value!r} is not {allowed} (R23)")
-
-        if type(self.win_floors) is not int or self.win_floors not in (4, 5):
-            raise bad("win_floors", "4 or 5")
-        fp = self.first_player
-        if fp != "random" and (type(fp) is not int or not 0 <= fp <= 3):
-            raise bad("first_player", '"random" or a seat number')
-        if self.dog_placement not in ("own", "any"):
-            raise bad("dog_placement", '"own" or "any"')
-        if self.dogs_per_floor not in (1, "unlimited") or type(self.dogs_per_floor) not in (
-            int,
-            str,
-        ):
-            raise bad("dogs_per_floor", '1 or "unlimited"')
-        if self.bone_targets not in ("opponents", "any"):
-            raise bad("bone_targets", '"opponents" or "any"')
-        if self.milkshake_stacking not in ("forbid", "merge", "stack"):
-            raise bad("milkshake_stacking", '"forbid", "merge" or "stack"')
-        if type(self.milkshake_blocks_refill) is not bool:
-            raise bad("milkshake_blocks_refill", "true or false")
+            if not _is_choice(value, choices):
+                raise InvalidOptionsError(f"option {name}: {value!r} is not {_say(choices)} (R23)")
         tl = self.turn_limit
         if tl is not None and (type(tl) is not int or tl < 1):
-            raise bad("turn_limit", "null or a positive number of turns")
+            raise InvalidOptionsError(
+                f"option turn_limit: {tl!r} is not null or a positive number of turns (R23)"
+            )
 
     @classmethod
     def from_json(cls, data: Any) -> Options:

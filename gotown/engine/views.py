@@ -123,6 +123,25 @@ class View:
     def is_my_turn(self) -> bool:
         return self.seat is not None and self.seat == self.active and not self.over
 
+    @property
+    def frozen_turns(self) -> int:
+        """How many turns in a row, up to the one now under way, held nothing but their end (no
+        card drawn or played, no milkshake turn): the game has not changed since. Public events
+        only, so every seat and a spectator count the same (the bots stop searching a frozen
+        game, and the table says it is stuck, from this one count)."""
+        events = self.events
+        i = len(events) - 1
+        if i >= 0 and events[i].type == "turn":
+            i -= 1  # the turn under way, with nothing done in it yet
+        count = 0
+        while i >= 0:
+            end = events[i].action
+            if end is None or end.type != "end-turn" or (i > 0 and events[i - 1].type != "turn"):
+                break  # (a record loaded from a position starts with its first action)
+            count += 1
+            i -= 2
+        return count
+
     def to_json(self) -> dict[str, Any]:
         return {
             "seat": self.seat,

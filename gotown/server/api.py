@@ -18,7 +18,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
-from gotown.engine import Options
+from gotown.engine import OPTION_CHOICES, Options
 
 from . import schemas
 from .service import BOTS_ONLY_TURN_LIMIT, GameService, ServiceError, bot_levels
@@ -29,25 +29,12 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": schemas.ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429, 503)
 }
 
-#: The R23 options a client may set, each with the values the engine accepts (its default
-#: comes from :class:`~gotown.engine.Options`); ``turn_limit`` is null or a turn from 1 to
-#: :data:`~gotown.server.schemas.MAX_TURN_LIMIT`, and null gives a game the server's ceiling.
-OPTION_CHOICES: dict[str, list[Any]] = {
-    "win_floors": [5, 4],
-    "first_player": ["random", 0, 1, 2, 3],
-    "dog_placement": ["own", "any"],
-    "dogs_per_floor": [1, "unlimited"],
-    "bone_targets": ["opponents", "any"],
-    "milkshake_stacking": ["forbid", "merge", "stack"],
-    "milkshake_blocks_refill": [True, False],
-}
-
 
 def option_meta() -> dict[str, schemas.OptionOut]:
     """Every R23 option with its default and the values it takes."""
     defaults = Options()
     meta = {
-        name: schemas.OptionOut(default=getattr(defaults, name), choices=choices)
+        name: schemas.OptionOut(default=getattr(defaults, name), choices=list(choices))
         for name, choices in OPTION_CHOICES.items()
     }
     meta["turn_limit"] = schemas.OptionOut(

@@ -20,7 +20,7 @@ from gotown.bots import (
     make_bot,
 )
 from gotown.bots.base import Bot
-from gotown.bots.ismcts import FROZEN_ROUNDS, ITERATION_WORK, SearchBot, frozen_turns
+from gotown.bots.ismcts import FROZEN_ROUNDS, ITERATION_WORK, SearchBot
 from gotown.bots.rules import policy_action
 from gotown.bots.sampling import Sampler, draw_pile_caps, known_hands, unseen_counts
 from gotown.engine import COPIES, Action, Game, View, parse_action
@@ -217,13 +217,13 @@ FROZEN = {
 
 def test_frozen_turns_counts_the_turns_that_were_only_ended() -> None:
     game = Game.from_position(FROZEN)
-    assert frozen_turns(game.view(1)) == 0
+    assert game.view(1).frozen_turns == 0
     for turns in range(1, 4):
         game.apply(Action.end_turn())
-        assert frozen_turns(game.view(game.active)) == turns
+        assert game.view(game.active).frozen_turns == turns
     game = Game.new(players=2, seed=1)
     game.apply(Action.end_turn())  # the next seat draws: the game changed
-    assert frozen_turns(game.view(game.active)) == 0
+    assert game.view(game.active).frozen_turns == 0
 
 
 def test_a_search_player_does_not_wait_for_ever_in_a_frozen_game() -> None:

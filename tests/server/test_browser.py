@@ -1095,7 +1095,6 @@ def test_turns_of_nothing_but_their_end_say_the_game_may_be_stuck(
     hands are full, R7b), the table says that such a game can never end if nobody can play,
     except to a player who can play now; it counts the turns as the search bots do
     (``frozen_turns``), from the public events only."""
-    from gotown.bots.ismcts import frozen_turns
     from gotown.engine import View
 
     en = _strings("en")
@@ -1109,7 +1108,7 @@ def test_turns_of_nothing_but_their_end_say_the_game_may_be_stuck(
     shown = []
     for _ in range(20):  # hands of 5 and 6 are full after three draws each
         state = _public_state(server_url, game_id)
-        still = frozen_turns(View.from_json(state["view"]))
+        still = View.from_json(state["view"]).frozen_turns
         legal = page.evaluate("table.state.legal.map((a) => a.type)")
         visible = page.locator("#stuck-notice").count() == 1
         assert visible == (still >= 4 and set(legal) <= {"end-turn"}), (still, legal)

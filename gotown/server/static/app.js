@@ -481,7 +481,7 @@ function endReason(v) {
   return limit && v.turn >= limit ? "turn-limit" : null;
 }
 /* How many turns in a row, up to the one under way, held nothing but their end: no card drawn
-   or played (public events only; as gotown.bots.ismcts.frozen_turns). */
+   or played (public events only; as the engine's View.frozen_turns). */
 function frozenTurns(events) {
   let i = events.length - 1;
   if (i >= 0 && events[i].type === "turn") i -= 1;
