@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the strength table of benchmarks/bots.md (two cores; see the times there).
+# Reproduces the strength table of benchmarks/README.md (two cores; times in docs/research/).
 # Usage: benchmarks/bots.sh [GAMES] [EXPERT_GAMES]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -35,10 +35,10 @@ from typing import Any
 
 import click
 import numpy as np
-from duel import plot_option, save_figure
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from gotown.analysis.duel import plot_option, save_figure
 from gotown.analysis.tournament import entry_names, wilson
 
 RESULTS = Path(__file__).resolve().parent / "bots-results"

@@ -19,9 +19,9 @@ Every line plays ``--games`` two-player games (``--search-games`` for the three 
 which are about 250 times slower), seats alternating, on all cores, with the conditions of
 ``benchmarks/bots.sh`` (``turn_limit: 300``; a game with no winner counts as a loss), and the
 table gives each win rate with a 95% Wilson interval. Game ``i`` of every line is dealt from
-the same seed, so the lines differ only in the players (``benchmarks/duel.py``).
+the same seed, so the lines differ only in the players (``gotown/analysis/duel.py``).
 
-    .venv/bin/python benchmarks/ceiling.py --games 4000 --search-games 400
+    .venv/bin/python docs/research/experiments/ceiling.py --games 4000 --search-games 400
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import random
 from collections.abc import Sequence
 
 import click
-from duel import Seer, print_table, run, seed_and_workers
 
+from gotown.analysis.duel import Seer, print_table, run, seed_and_workers
 from gotown.bots import HARD_ITERATIONS, make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import SearchBot

@@ -3,7 +3,7 @@
 The issue asks for both: ``easy`` beats ``random`` in at least 90% of games, and ``medium``
 beats ``easy`` in at least 60%. This script measures the trade-off between the two over a
 family of candidate ``easy`` players, from the shipped ``easy`` to ``medium`` itself, each in
-three lines of two-player games (seats alternating, seed 0, as in ``benchmarks/duel.py``):
+three lines of two-player games (seats alternating, seed 0, as in ``gotown/analysis/duel.py``):
 
 - the candidate against ``random`` (the first target);
 - ``medium`` against the candidate (the second target);
@@ -11,7 +11,7 @@ three lines of two-player games (seats alternating, seed 0, as in ``benchmarks/d
   determinisations that model the opponent as a sensible player (``Sampler(infer=True)``,
   :mod:`gotown.bots.sampling`): what a ``medium`` gains by reading the candidate's play;
 - ``seer-medium`` against the candidate: ``medium`` with the exact steal risk, which sees the
-  candidate's hand (``benchmarks/ceiling.py``). A ``medium`` that changes only how it judges
+  candidate's hand (``ceiling.py`` beside this one). A ``medium`` that changes only how it judges
   the steal risk cannot beat perfect knowledge of the hidden cards, so this line bounds what
   such a stronger ``medium`` could get against that candidate.
 
@@ -24,7 +24,7 @@ Candidates (a *kept* pair is one ``medium``'s card counting says will probably b
   can steal its floor is over T (``medium`` itself keeps it over 0.5);
 - ``medium``: the shipped level.
 
-    .venv/bin/python benchmarks/easy_frontier.py --games 4000 --plot frontier.png
+    .venv/bin/python docs/research/experiments/easy_frontier.py --games 4000 --plot frontier.png
 
 A candidate meets both targets when its first line is at least 90% and its second at least
 60%; the plot shows every candidate in that plane, with the target corner shaded.
@@ -38,8 +38,8 @@ from pathlib import Path
 
 import click
 from ceiling import SeerMedium
-from duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 
+from gotown.analysis.duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot, _Exposure

@@ -6,7 +6,7 @@ two-player games against ``previous`` (the rule ``medium`` used before) and as m
 ``random``, seats alternating, on all cores, and the table gives each one's win rate with a
 95% Wilson interval.
 
-    .venv/bin/python benchmarks/medium_ablation.py --games 6000
+    .venv/bin/python docs/research/experiments/medium_ablation.py --games 6000
 
 Variants:
 
@@ -25,8 +25,8 @@ import itertools
 from collections.abc import Sequence
 
 import click
-from duel import print_table, run, seed_and_workers
 
+from gotown.analysis.duel import print_table, run, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot, TableLike, _Exposure

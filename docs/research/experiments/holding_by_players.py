@@ -17,7 +17,8 @@ once with 4 (``RuleBot.HOLDING_PLAYERS``). For each player count given, two meas
 Rules: ``hold`` (``medium``'s holding at every player count) and ``no-hold`` (``medium``
 building every pair at once).
 
-    .venv/bin/python benchmarks/holding_by_players.py --players 3 --players 4 --games 600
+    .venv/bin/python docs/research/experiments/holding_by_players.py \
+        --players 3 --players 4 --games 600
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import click
-from duel import seed_and_workers
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
+from gotown.analysis.duel import seed_and_workers
 from gotown.analysis.tournament import wilson
 from gotown.bots import make_bot
 from gotown.bots.base import Bot

@@ -7,11 +7,11 @@ handicap costs it at most 2 points against ``random`` and gives ``medium`` at le
 at least about 4.7 points conceded to ``medium`` per point lost against ``random``.
 
 Each handicapped ``medium`` below plays ``--games`` two-player games against ``random`` and as
-many against ``medium`` (seats alternating, as in ``benchmarks/duel.py``). The table gives both
+many against ``medium`` (seats alternating, as in ``gotown/analysis/duel.py``). The table gives both
 win rates, the points each line moved from ``medium``'s own (the first two lines), and the
 *exchange rate*: points given to ``medium`` per point lost against ``random``.
 
-    .venv/bin/python benchmarks/handicaps.py --games 2000 --plot handicaps.png
+    .venv/bin/python docs/research/experiments/handicaps.py --games 2000 --plot handicaps.png
 
 Handicaps (a card the rule never plays stays in the hand: there is no discard, R21, and a hand
 of 8 stops the draw, R7b):
@@ -23,7 +23,7 @@ of 8 stops the draw, R7b):
 - ``dog-low``: puts a dog on its lowest unguarded floor instead of its top floor;
 - ``keep-0.8``: keeps a stealable pair only when the steal chance is over 0.8 (0.5 in
   ``medium``); ``no-hold``: builds every pair at once (the holding family of
-  ``benchmarks/easy_frontier.py``, for comparison).
+  ``docs/research/experiments/easy_frontier.py``, for comparison).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
-from duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST, KeepOver
 
+from gotown.analysis.duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import HOLD, WIN, TableLike, score_medium
