@@ -133,3 +133,21 @@ def test_the_scale_benchmark_reads_results_files_and_plots(tmp_path: Path) -> No
         0,
     )
     assert "stopped early" in pairing.source
+
+
+def test_the_load_benchmark_plays_games_through_both_seats_sockets() -> None:
+    load = _load("load")
+    result = CliRunner().invoke(
+        load.main, ["--games", "6", "--rate", "10", "--seconds", "2", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output.strip().splitlines()[-1])
+    assert figures["errors"] == 0, figures["first_errors"]
+    assert figures["updates_missed"] == 0
+    assert figures["actions_per_second"] > 0 and figures["latency_ms"]["max"] > 0
+    assert figures["server_kb_per_game"] != 0
+
+
+def test_two_load_processes_need_a_broadcast() -> None:
+    refused = CliRunner().invoke(_load("load").main, ["--processes", "2"])
+    assert refused.exit_code == 2 and "--broadcast-url" in refused.output

@@ -1,0 +1,318 @@
+"""Load on the web table: many simultaneous two-person games through real WebSockets.
+
+Starts ``gotown serve`` (one process, or two sharing a database and a Redis broadcast), creates
+``--games`` games of two persons' seats, opens both seats' sockets for the whole run, then makes
+``--rate`` actions a second for ``--seconds``: each time a random game whose seat to act is not
+waiting for an answer plays one of its legal actions, chosen at random, over its socket or (one
+in ``--http-share``) over HTTP. It reports the actions a second achieved against the target,
+the time from an action's sending to the update reaching the *other* seat's socket (median,
+p99, max), the HTTP answers' p99, the errors (they must be 0), the server's memory per open
+game and its CPU. With two processes the seats of a game sit on different processes, so every
+update crosses the broadcast.
+
+    .venv/bin/python benchmarks/load.py --games 1000 --rate 200 --seconds 60
+    .venv/bin/python benchmarks/load.py --database-url postgresql+psycopg://postgres@127.0.0.1/load
+    .venv/bin/python benchmarks/load.py --processes 2 --database-url postgresql+psycopg://... \\
+        --broadcast-url redis://127.0.0.1:6379/3
+
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import httpx2 as httpx
+from rich.progress import Progress
+from websockets.asyncio.client import ClientConnection, connect
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Seat:
+    game_id: str
+    token: str
+    base: str
+    socket: ClientConnection | None = None
+    state: dict[str, Any] | None = None
+
+
+@dataclass
+class Table:
+    seats: list[Seat]
+    busy: bool = False  # an action is on its way; the next waits for its update
+    over: bool = False
+
+
+@dataclass
+class Figures:
+    sent: int = 0
+    latencies: list[float] = field(default_factory=list)
+    http: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    #: (game, version) -> when the action that makes that version was sent, and by whom
+    waiting: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _start(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if server.poll() is not None:
+            raise click.ClickException(f"the server stopped: {server.stderr.read().decode()}")  # type: ignore[union-attr]
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return server
+        time.sleep(0.1)
+    raise click.ClickException("the server did not answer within 60 s")
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+async def _create(http: httpx.AsyncClient, bases: list[str], index: int) -> Table:
+    body = {"seats": [{"kind": "human"}, {"kind": "human"}], "name": f"A{index}"}
+    created = (await http.post(f"{bases[0]}/api/games", json=body)).raise_for_status().json()
+    code = created["invite_url"].rsplit("/", 1)[1]
+    other = bases[-1]  # with two processes, the second seat sits on the other one
+    joined = await http.post(
+        f"{other}/api/games/{created['game_id']}/join", json={"code": code, "name": f"B{index}"}
+    )
+    joined = joined.raise_for_status().json()
+    return Table(
+        [
+            Seat(created["game_id"], created["token"], bases[0]),
+            Seat(created["game_id"], joined["token"], other),
+        ]
+    )
+
+
+async def _listen(table: Table, seat: Seat, figures: Figures) -> None:
+    """Keep the seat's newest state; time the updates that answer the other seat's actions."""
+    assert seat.socket is not None
+    async for raw in seat.socket:
+        message = json.loads(raw)
+        if message.get("type") == "error":
+            figures.errors.append(f"socket: {message.get('code')}: {message.get('message')}")
+            table.busy = False
+            continue
+        if message.get("type") != "state":
+            continue
+        state = message["state"]
+        seat.state = state
+        key = (seat.game_id, state["version"])
+        sent = figures.waiting.get(key)
+        if sent is not None and sent[1] != seat.token:  # the other seat has it
+            del figures.waiting[key]
+            figures.latencies.append(time.monotonic() - sent[0])
+            table.busy = False
+        if state.get("status") == "over" or (state.get("view") or {}).get("over"):
+            table.over = True
+
+
+async def _act(
+    table: Table, http: httpx.AsyncClient, figures: Figures, rng: random.Random, use_http: bool
+) -> None:
+    mover = next((s for s in table.seats if s.state and s.state["legal"]), None)
+    if mover is None or mover.state is None:
+        return
+    state = mover.state
+    action = rng.choice(state["legal"])
+    version = state["version"]
+    table.busy = True
+    figures.sent += 1
+    figures.waiting[(mover.game_id, version + 1)] = (time.monotonic(), mover.token)
+    mover.state = None  # acted on: wait for the next one
+    if use_http:
+        began = time.monotonic()
+        answer = await http.post(
+            f"{mover.base}/api/games/{mover.game_id}/actions",
+            json={"version": version, "action": action},
+            headers={"X-Seat-Token": mover.token},
+        )
+        figures.http.append(time.monotonic() - began)
+        if answer.status_code != 200:
+            figures.errors.append(f"http {answer.status_code}: {answer.text[:120]}")
+            figures.waiting.pop((mover.game_id, version + 1), None)
+            table.busy = False
+    else:
+        assert mover.socket is not None
+        await mover.socket.send(
+            json.dumps({"type": "action", "version": version, "action": action})
+        )
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def _run(
+    bases: list[str], pids: list[int], games: int, rate: float, seconds: float, http_share: int
+) -> dict[str, Any]:
+    rng = random.Random(1)
+    figures = Figures()
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+        rss_before = sum(_rss_kb(pid) for pid in pids)
+        tables: list[Table] = []
+        with Progress(transient=True) as progress:
+            task = progress.add_task("games and sockets", total=games)
+            for start in range(0, games, 50):
+                batch = range(start, min(games, start + 50))
+                tables += await asyncio.gather(*(_create(http, bases, i) for i in batch))
+                for table in tables[start:]:
+                    for seat in table.seats:
+                        ws_base = seat.base.replace("http", "ws", 1)
+                        seat.socket = await connect(f"{ws_base}/ws/games/{seat.game_id}")
+                        await seat.socket.send(json.dumps({"token": seat.token}))
+                progress.advance(task, len(batch))
+        listeners = [
+            asyncio.create_task(_listen(table, seat, figures))
+            for table in tables
+            for seat in table.seats
+        ]
+        await asyncio.sleep(2)  # every first state in
+        rss_after = sum(_rss_kb(pid) for pid in pids)
+        cpu_before = sum(_cpu_seconds(pid) for pid in pids)
+        began = time.monotonic()
+        pending: set[asyncio.Task[None]] = set()
+        tick = 1 / rate
+        next_at = began
+        with Progress(transient=True) as progress:
+            task = progress.add_task(f"{rate:g} actions/s", total=seconds)
+            while (now := time.monotonic()) < began + seconds:
+                if now < next_at:
+                    await asyncio.sleep(next_at - now)
+                    continue
+                next_at += tick
+                ready = [t for t in tables if not t.busy and not t.over]
+                if ready:
+                    use_http = http_share > 0 and figures.sent % http_share == 0
+                    job = asyncio.create_task(_act(rng.choice(ready), http, figures, rng, use_http))
+                    pending.add(job)
+                    job.add_done_callback(pending.discard)
+                progress.update(task, completed=now - began)
+        elapsed = time.monotonic() - began
+        cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
+        await asyncio.sleep(2)  # the last updates
+        for job in list(pending):
+            await job
+        for listener in listeners:
+            listener.cancel()
+        for table in tables:
+            for seat in table.seats:
+                if seat.socket is not None:
+                    await seat.socket.close()
+    return {
+        "games": games,
+        "target_actions_per_second": rate,
+        "actions_per_second": figures.sent / elapsed,
+        "updates_missed": len(figures.waiting),
+        "latency_ms": {
+            "median": 1000 * _percentile(figures.latencies, 0.5),
+            "p99": 1000 * _percentile(figures.latencies, 0.99),
+            "max": 1000 * max(figures.latencies, default=float("nan")),
+        },
+        "http_p99_ms": 1000 * _percentile(figures.http, 0.99),
+        "errors": len(figures.errors),
+        "first_errors": figures.errors[:5],
+        "server_kb_per_game": (rss_after - rss_before) / games,
+        "server_cpu_share": cpu / elapsed,
+    }
+
+
+@click.command()
+@click.option("--games", default=1000, show_default=True, help="open games of two persons")
+@click.option("--rate", default=200.0, show_default=True, help="target actions a second")
+@click.option("--seconds", default=60.0, show_default=True, help="length of the load")
+@click.option("--processes", type=click.IntRange(1, 2), default=1, show_default=True)
+@click.option("--database-url", default=None, help="SQLAlchemy URL (default: a fresh SQLite file)")
+@click.option("--broadcast-url", default=None, help="redis://... (needed by two processes)")
+@click.option("--http-share", default=4, show_default=True,
+              help="one action in N over HTTP, the others over the socket (0: none)")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def main(
+    games: int,
+    rate: float,
+    seconds: float,
+    processes: int,
+    database_url: str | None,
+    broadcast_url: str | None,
+    http_share: int,
+    as_json: bool,
+) -> None:
+    """Hold GAMES open games with both seats' sockets and play RATE random actions a second."""
+    if processes > 1 and not broadcast_url:
+        raise click.UsageError("two processes share updates through --broadcast-url redis://...")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **os.environ,
+            "GOTOWN_DATABASE_URL": database_url or f"sqlite:///{Path(tmp) / 'load.sqlite3'}",
+            "GOTOWN_RATE_LIMIT": "0",
+        }
+        if broadcast_url:
+            env["GOTOWN_BROADCAST_URL"] = broadcast_url
+        ports = [_free_port() for _ in range(processes)]
+        servers = []
+        try:
+            for port in ports:
+                servers.append(_start(port, env))
+            bases = [f"http://127.0.0.1:{port}" for port in ports]
+            pids = [server.pid for server in servers]
+            result = asyncio.run(_run(bases, pids, games, rate, seconds, http_share))
+        finally:
+            for server in servers:
+                server.terminate()
+                server.wait(30)
+    result["processes"] = processes
+    result["database"] = env["GOTOWN_DATABASE_URL"].split(":", 1)[0]
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    latency = result["latency_ms"]
+    click.echo(
+        f"{games} games, {processes} process(es) on {result['database']}: "
+        f"{result['actions_per_second']:.1f} of {rate:g} actions/s; update to the other seat "
+        f"median {latency['median']:.1f} ms, p99 {latency['p99']:.1f} ms, max "
+        f"{latency['max']:.1f} ms; HTTP p99 {result['http_p99_ms']:.1f} ms; "
+        f"errors {result['errors']}, updates missed {result['updates_missed']}; "
+        f"{result['server_kb_per_game']:.0f} KB a game; "
+        f"{100 * result['server_cpu_share']:.0f}% of a core"
+    )
+    for error in result["first_errors"]:
+        click.echo(f"  error: {error}")
+
+
+if __name__ == "__main__":
+    main()
