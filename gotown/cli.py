@@ -525,5 +525,107 @@ def analyze(
     click.echo(f"wrote {out / 'report.html'} and {out / 'report.md'}")
 
 
+@main.command()
+@click.argument("record_path", metavar="RECORD.json", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 3),
+    default=None,
+    help="The reviewed seat: its mistakes, named with the better move.",
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(1),
+    default=200,
+    show_default=True,
+    help="Search iterations per action (the review's cost).",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--turning-points", type=click.IntRange(0), default=3, show_default=True)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default="review.png",
+    show_default=True,
+    help="The win-probability graph (png, svg or pdf).",
+)
+@click.option("--no-plot", is_flag=True, help="No graph.")
+@click.option("--json", "as_json", is_flag=True, help="Print the review as one JSON object.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def review(
+    record_path: str,
+    seat: int | None,
+    iterations: int,
+    seed: int,
+    turning_points: int,
+    plot_path: str,
+    no_plot: bool,
+    as_json: bool,
+    no_progress: bool,
+) -> None:
+    """Review a played game (a game record's JSON): the strong bot's estimate of each seat's
+    chance to win after every action, the turning points, and with --seat that seat's moves
+    rated much lower than its best. Each decision is judged from the view of the seat that
+    made it, so a seat's advice uses only what it knew then.
+    """
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from .bots.review import review as review_record
+    from .engine import GoTownError, Record, format_action
+
+    try:
+        record = Record.from_json(json.loads(Path(record_path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError) as error:
+        raise click.BadParameter(f"{record_path}: not a game record: {error}",
+                                 param_hint="RECORD.json") from None  # fmt: skip
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), disable=no_progress) as bar:
+        task = bar.add_task("reviewing", total=len(record.actions))
+        try:
+            found = review_record(
+                record, seat, iterations, seed, turning_points,
+                progress=lambda done, _: bar.update(task, completed=done),
+            )  # fmt: skip
+        except GoTownError as error:
+            raise click.BadParameter(f"{record_path}: {error}", param_hint="RECORD.json") from None
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--seat") from None
+    if not no_plot:
+        from .analysis.review_plot import plot_review
+
+        plot_review(found, Path(plot_path))
+
+    def shown(chances: tuple[float, ...]) -> str:
+        return ", ".join(f"seat {s} {100 * c:.0f}%" for s, c in enumerate(chances))
+
+    if as_json:
+        click.echo(json.dumps({
+            "players": found.players, "seat": found.seat, "winner": found.winner,
+            "chances": [list(c) for c in found.chances()],
+            "turning_points": [m.index for m in found.turning_points],
+            "mistakes": [{"index": m.moment.index, "kind": m.kind, "played":
+                          m.moment.action.to_json(), "best": m.moment.best.to_json(),
+                          "best_chance": m.moment.best_chance, "played_chance":
+                          m.moment.played_chance, "text": m.describe()} for m in found.mistakes],
+        }))  # fmt: skip
+        return
+    winner = "no winner" if found.winner is None else f"seat {found.winner} won"
+    click.echo(f"{len(found.moments)} actions, {winner}; at the start: {shown(found.start)}")
+    click.echo("Turning points:")
+    for m in found.turning_points:
+        click.echo(f"  action {m.index + 1}, turn {m.turn}: seat {m.seat} played "
+                   f"{format_action(m.action)}: {shown(m.before)} → {shown(m.after)}")  # fmt: skip
+    if seat is not None:
+        click.echo(f"Seat {seat}'s mistakes:" if found.mistakes else f"Seat {seat}: no mistakes.")
+        for mistake in found.mistakes:
+            click.echo(f"  {mistake.describe()}")
+    if not no_plot:
+        click.echo(f"wrote {plot_path}")
+
+
 if __name__ == "__main__":
     main()
