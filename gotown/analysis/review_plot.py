@@ -27,8 +27,9 @@ def plot_review(found: Review, path: Path) -> None:
     for moment in found.turning_points:
         x = moment.index + 1
         axes.axvline(x, color="grey", lw=0.8, ls=":")
-        axes.annotate(f"turn {moment.turn}: seat {moment.seat} {format_action(moment.action)}",
-                      (x, 100), rotation=90, fontsize=7, va="top", ha="right")  # fmt: skip
+        axes.text(x, 2, f"turn {moment.turn}: seat {moment.seat} {format_action(moment.action)}",
+                  rotation=90, fontsize=7, va="bottom", ha="right",
+                  bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7})  # fmt: skip
     for mistake in found.mistakes:
         x = mistake.moment.index + 1
         axes.plot([x], [100 * chances[x][mistake.moment.seat]], "v", color="red")

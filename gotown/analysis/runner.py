@@ -88,8 +88,9 @@ def ray_tasks(
         ray.init(address=address, runtime_env=runtime or None, log_to_driver=False)
         started = True
     try:
-        remote = ray.remote(_call)
-        width = max(1, int(ray.cluster_resources().get("CPU", 1))) * IN_FLIGHT
+        remote: Any = ray.remote(_call)
+        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+        width = max(1, int(cpus)) * IN_FLIGHT
         still = in_time or (lambda: True)
         queue = iter(tasks)
         pending = [remote.remote(function, task) for task in itertools.islice(queue, width)]
