@@ -577,6 +577,17 @@ def review(
     from .bots.review import review as review_record
     from .engine import GoTownError, Record, format_action
 
+    if not no_plot:
+        from .analysis.report import plot_formats
+
+        extension = Path(plot_path).suffix.lower().removeprefix(".")
+        if extension not in plot_formats():
+            raise click.BadParameter(
+                f"{plot_path}: the file's extension names its format, and "
+                f"{repr(extension) if extension else 'no extension'} is not one of "
+                f"{', '.join(plot_formats())}",
+                param_hint="--plot",
+            )
     try:
         record = Record.from_json(json.loads(Path(record_path).read_text(encoding="utf-8")))
     except (OSError, ValueError, RecursionError) as error:

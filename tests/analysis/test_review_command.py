@@ -55,3 +55,5 @@ def test_review_refuses_what_is_not_a_record_or_a_seat(tmp_path: Path) -> None:
     _finished_record(record)
     result = CliRunner().invoke(main, ["review", str(record), "--seat", "3", "--no-plot"])
     assert result.exit_code == 2 and "seat 3: the game has seats 0 to 1 (R1)" in result.output
+    result = CliRunner().invoke(main, ["review", str(record), "--plot", str(tmp_path / "r.txt")])
+    assert result.exit_code == 2 and "'txt' is not one of" in result.output
