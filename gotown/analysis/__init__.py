@@ -5,6 +5,7 @@ simulations that answer design questions (:mod:`gotown.analysis.simulation`).
 >>> games = simulate(players=2, bots=["random"], games=1000, seed=1)  # doctest: +SKIP
 """
 
-from .simulation import Configuration, run, simulate
+from .findings import findings
+from .simulation import Configuration, Tables, run, simulate
 
-__all__ = ["Configuration", "run", "simulate"]
+__all__ = ["Configuration", "Tables", "findings", "run", "simulate"]

@@ -319,7 +319,7 @@ def _sorted(tables: Tables, names: Sequence[str]) -> Tables:
 
 
 def simulate(
-    players: int | None = None,
+    players: int | None = 2,
     bots: Sequence[str] = ("random",),
     games: int = 1000,
     seed: int = 0,
@@ -327,16 +327,24 @@ def simulate(
     workers: int | None = None,
     turn_limit: int = DEFAULT_TURN_LIMIT,
     ray_address: str | None = None,
+    progress: bool = False,
 ) -> pl.DataFrame:
     """One configuration's games as a data frame, one row per game (notebook-friendly).
 
     ``bots`` are specs (``random``, ``medium``, ``hard:iterations=200``); with ``players``
     beyond their number the last one fills the other seats. ``winner`` is the winning seat,
     which is also its position in the turn order (seat 0 starts); ``None`` when nobody won.
-    :func:`run` gives all four tables.
+    ``progress`` shows a progress bar. :func:`run` gives all four tables.
     """
     configuration = lineup_configuration(players, bots, games, options)
-    return run([configuration], seed, workers, turn_limit, ray_address=ray_address).games
+    if not progress:
+        return run([configuration], seed, workers, turn_limit, ray_address=ray_address).games
+    from rich.progress import Progress
+
+    with Progress() as bar:
+        task = bar.add_task(configuration.name, total=games)
+        return run([configuration], seed, workers, turn_limit, ray_address=ray_address,
+                   progress=lambda _, n: bar.advance(task, n)).games  # fmt: skip
 
 
 def lineup_configuration(
