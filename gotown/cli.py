@@ -383,7 +383,7 @@ def tournament(
     "--players",
     type=click.IntRange(2, 4),
     default=None,
-    help="Seats (default: one per bot); the last bot fills the others.",
+    help="Seats (default: one per bot, at least two); the last bot fills the others.",
 )
 @click.option("--bots", default=None, metavar="SPEC,SPEC...",
               help="One configuration: these bots, comma-separated (random, medium, "

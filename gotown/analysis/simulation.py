@@ -319,7 +319,7 @@ def _sorted(tables: Tables, names: Sequence[str]) -> Tables:
 
 
 def simulate(
-    players: int | None = 2,
+    players: int | None = None,
     bots: Sequence[str] = ("random",),
     games: int = 1000,
     seed: int = 0,
@@ -350,11 +350,12 @@ def simulate(
 def lineup_configuration(
     players: int | None, bots: Sequence[str], games: int, options: Mapping[str, Any] | None
 ) -> Configuration:
-    """The configuration of ``bots`` filling ``players`` seats (the last one repeated)."""
+    """The configuration of ``bots`` filling ``players`` seats (the last one repeated; by
+    default one seat per bot, and at least two)."""
     bots = list(bots)
     if not bots:
         raise ValueError("no bots: name one per seat")
-    count = players or len(bots)
+    count = players or max(2, len(bots))
     if len(bots) > count:
         raise ValueError(f"{len(bots)} bots for {count} seats")
     return Configuration(tuple(bots + [bots[-1]] * (count - len(bots))), options or {}, games)
