@@ -433,4 +433,6 @@ def load_plan(text: str, games: int) -> list[Configuration]:
                                      str(table.get("study", ""))))  # fmt: skip
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
+        if any(c.name == out[-1].name for c in out[:-1]):
+            raise ValueError(f"{where}: another configuration is named {out[-1].name!r}")
     return out

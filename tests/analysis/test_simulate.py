@@ -110,6 +110,9 @@ def test_a_plan_names_what_is_wrong() -> None:
         load_plan('[[configuration]]\nbot = ["random"]\n', 10)
     with pytest.raises(ValueError, match=r"configuration 1: .*2 to 4 players"):
         load_plan('[[configuration]]\nbots = ["random"]\n', 10)
+    twice = '[[configuration]]\nbots = ["random", "random"]\n'
+    with pytest.raises(ValueError, match="configuration 2: another configuration is named"):
+        load_plan(twice * 2, 10)
     with pytest.raises(ValueError, match="win_floors"):
         load_plan('[[configuration]]\nbots = ["random", "random"]\noptions = {win_floors = 3}', 1)
 
