@@ -413,7 +413,7 @@ def tournament(
     help="An R23 rule option for --bots (repeatable): win_floors=4.",
 )
 @click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="analysis",
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="gotown-analysis",
               show_default=True, help="The report's folder; it also keeps the games played, "
               "so that the same command run again plays only the missing ones.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object of the findings.")
