@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from .simulation import Tables
 
 
+ORDINALS = ("1st", "2nd", "3rd", "4th")
+
+
 @dataclass
 class Table:
     headers: list[str]
@@ -68,13 +71,12 @@ def sections(data: dict[str, Any]) -> list[Section]:
     out.append(
         Section(
             "Who wins, by position in the turn order",
-            "Seat 1 starts; every bot of a line-up starts equally often (the seats rotate). "
+            "The win rate of the 1st player to play, the 2nd, ...; every bot of a line-up "
+            "starts equally often (the seats rotate). "
             "Pure chance is 1/players for each position. In brackets: the 95% interval.",
             [
                 Table(
-                    ["configuration", "games"]
-                    + [f"seat {s + 1}" for s in range(most)]
-                    + ["no winner"],
+                    ["configuration", "games"] + [ORDINALS[s] for s in range(most)] + ["no winner"],
                     [
                         [f["name"], str(f["games"])]
                         + [_seat_rate(f, s) if s < f["players"] else "" for s in range(most)]
@@ -280,7 +282,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
                 continue
             low, high = f["seat_win_ci95"][seat]
             y = row + (seat - (f["players"] - 1) / 2) * 0.18
-            label = f"seat {seat + 1}" if seat not in labelled else None
+            label = f"{ORDINALS[seat]} to play" if seat not in labelled else None
             labelled.add(seat)
             axes.errorbar(
                 100 * rate,
