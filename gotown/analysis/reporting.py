@@ -221,7 +221,9 @@ def sections(data: dict[str, Any]) -> list[Section]:
             Section(
                 "The rule options (R23), and the short game",
                 "Each option changed alone, beside the same line-up with every default "
-                "(`win_floors=4` is the official short game). The games use the same deals.",
+                "(`win_floors=4` is the official short game). The games use the same deals, so "
+                "an option that the bots never use gives the very same games: random bots "
+                "show what an option allows, medium ones what sensible play makes of it.",
                 [
                     Table(
                         [

@@ -373,8 +373,11 @@ def standard_study(
     - ``seat``: 2, 3 and 4 players of ``random`` and of ``medium`` (the first player's
       advantage, game length, idle turns, deadlocks, the cards);
     - ``skill``: two players, every pair of different ``levels``;
-    - ``option``: two ``medium`` players with each R23 option at each value but its default
-      (``win_floors=4`` is the short game), beside the same line-up with the defaults.
+    - ``option``: two ``random`` players, and two ``medium``, with each R23 option at each
+      value but its default (``win_floors=4`` is the short game), beside the same line-up with
+      the defaults. ``random`` plays every legal action, so it shows what an option allows;
+      ``medium`` what a sensible player does with it (an option it never uses changes nothing:
+      with the same deals, the same games).
     """
     out = [
         Configuration((level,) * players, games=games, study="seat")
@@ -389,7 +392,8 @@ def standard_study(
     ]
     default = Options().to_json()
     out += [
-        Configuration(("medium", "medium"), {name: value}, games=games, study="option")
+        Configuration((level, level), {name: value}, games=games, study="option")
+        for level in ("random", "medium")
         for name in STUDY_OPTIONS
         for value in OPTION_CHOICES[name]
         if value != default[name]

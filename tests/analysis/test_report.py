@@ -38,4 +38,6 @@ def test_a_small_study_writes_every_report(tmp_path: Path) -> None:
     (pair,) = saved["skill"]["pairs"]
     assert (pair["stronger"], pair["weaker"]) == ("medium", "random")
     assert saved["skill"]["luck_share"]["pair"] == pair["name"]
-    assert saved["options"][0]["rows"][0]["name"] == "2 players: medium, medium"
+    baselines = [group["rows"][0]["name"] for group in saved["options"]]
+    assert baselines == ["2 players: random, random", "2 players: medium, medium"]
+    assert [len(group["rows"]) for group in saved["options"]] == [8, 8]

@@ -97,9 +97,9 @@ def test_stored_games_of_another_seed_are_refused(tmp_path: Path) -> None:
 
 def test_the_standard_study_asks_every_question() -> None:
     studies = Counter(c.study for c in standard_study(10))
-    assert studies == {"seat": 6, "skill": 3, "option": 7}
-    short = [c for c in standard_study(10) if c.options == {"win_floors": 4}]
-    assert len(short) == 1
+    assert studies == {"seat": 6, "skill": 3, "option": 14}
+    short = [c.bots for c in standard_study(10) if c.options == {"win_floors": 4}]
+    assert short == [("random", "random"), ("medium", "medium")]
 
 
 def test_a_plan_names_what_is_wrong() -> None:
