@@ -614,15 +614,7 @@ def review(
         return ", ".join(f"seat {s} {100 * c:.0f}%" for s, c in enumerate(chances))
 
     if as_json:
-        click.echo(json.dumps({
-            "players": found.players, "seat": found.seat, "winner": found.winner,
-            "chances": [list(c) for c in found.chances()],
-            "turning_points": [m.index for m in found.turning_points],
-            "mistakes": [{"index": m.moment.index, "kind": m.kind, "played":
-                          m.moment.action.to_json(), "best": m.moment.best.to_json(),
-                          "best_chance": m.moment.best_chance, "played_chance":
-                          m.moment.played_chance, "text": m.describe()} for m in found.mistakes],
-        }))  # fmt: skip
+        click.echo(json.dumps(found.to_json()))
         return
     winner = "no winner" if found.winner is None else f"seat {found.winner} won"
     click.echo(f"{len(found.moments)} actions, {winner}; at the start: {shown(found.start)}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gotown.engine import Action, Game, Record, View, format_action
 
@@ -93,6 +94,30 @@ class Review:
     def chances(self) -> list[tuple[float, ...]]:
         """Each seat's chance before the first action and after every action."""
         return [self.start, *(m.after for m in self.moments)]
+
+    def to_json(self) -> dict[str, Any]:
+        """The review as JSON (for the wire): ``chances[i]`` after ``i`` actions, turning points
+        and mistakes by action number (from 0)."""
+        return {
+            "players": self.players,
+            "seat": self.seat,
+            "winner": self.winner,
+            "chances": [list(c) for c in self.chances()],
+            "turning_points": [m.index for m in self.turning_points],
+            "mistakes": [
+                {
+                    "index": m.moment.index,
+                    "turn": m.moment.turn,
+                    "kind": m.kind,
+                    "played": m.moment.action.to_json(),
+                    "best": m.moment.best.to_json(),
+                    "best_chance": m.moment.best_chance,
+                    "played_chance": m.moment.played_chance,
+                    "text": m.describe(),
+                }
+                for m in self.mistakes
+            ],
+        }
 
 
 class _Reviewer(SearchBot):
