@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gotown.bots import LEVELS, canonical_spec
+from gotown.bots import LEVELS, canonical_spec, parse_bot_spec
 from gotown.engine import OPTION_CHOICES, Options
 
 from . import tournament
@@ -384,7 +384,7 @@ def standard_study(
         for level in ("random", "medium")
         for players in (2, 3, 4)
     ]
-    ordered = sorted(dict.fromkeys(levels), key=LEVELS.index)
+    ordered = sorted(dict.fromkeys(levels), key=lambda spec: LEVELS.index(parse_bot_spec(spec)[0]))
     out += [
         Configuration((weaker, stronger), games=games, study="skill")
         for i, weaker in enumerate(ordered)

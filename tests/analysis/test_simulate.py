@@ -100,6 +100,9 @@ def test_the_standard_study_asks_every_question() -> None:
     assert studies == {"seat": 6, "skill": 3, "option": 14}
     short = [c.bots for c in standard_study(10) if c.options == {"win_floors": 4}]
     assert short == [("random", "random"), ("medium", "medium")]
+    pairs = [c.bots for c in standard_study(10, ["hard:iterations=50", "random"])
+             if c.study == "skill"]  # fmt: skip
+    assert pairs == [("random", "hard:iterations=50")]
 
 
 def test_a_plan_names_what_is_wrong() -> None:
