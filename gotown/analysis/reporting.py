@@ -36,6 +36,7 @@ class Section:
     text: str = ""
     tables: list[Table] = field(default_factory=list)
     plots: list[str] = field(default_factory=list)  # file names in the plots folder
+    items: list[str] = field(default_factory=list)  # a list of short findings
 
 
 def percent(found: dict[str, Any] | None, key: str = "rate") -> str:
@@ -63,10 +64,68 @@ def _seat_rate(found: dict[str, Any], seat: int) -> str:
     return f"{100 * rate:.1f}% ({100 * low:.1f} to {100 * high:.1f})"
 
 
+def against(low: float, high: float, reference: float) -> str:
+    """Where an interval lies against a reference value, in words."""
+    if low > reference:
+        return "above"
+    if high < reference:
+        return "below"
+    return "not distinguishable from"
+
+
+def headlines(data: dict[str, Any]) -> list[str]:
+    """The answers in a few sentences, each claim backed by its interval: a difference is
+    only called one when the 95% intervals do not overlap."""
+    lines = []
+    for f in data["configurations"]:
+        if f["study"] not in ("seat", "") or f["seat_win_rates"][0] is None:
+            continue
+        rate, (low, high) = f["seat_win_rates"][0], f["seat_win_ci95"][0]
+        chance = 1 / f["players"]
+        idle = f["only_end_share"]["rate"] or 0.0
+        lines.append(
+            f"{f['name']}: the first player wins {100 * rate:.1f}% ({100 * low:.1f} to "
+            f"{100 * high:.1f}, {f['games']} games), {against(low, high, chance)} the "
+            f"{100 * chance:.0f}% of pure chance; a game lasts {f['turns']['mean']:.0f} turns, "
+            f"about {f['minutes']['mean']:.0f} minutes; in {100 * idle:.0f}% of the turns "
+            "ending the turn was all one could do."
+        )
+    luck = data["skill"]["luck_share"]
+    if luck and luck["rate"] is not None:
+        lines.append(
+            f"Skill against luck: {luck['weaker']} still wins {percent(luck)} of the decided "
+            f"games against {luck['stronger']}."
+        )
+    for group in data["options"]:
+        base, *rows = group["rows"]
+        for r in rows:
+            changes = []
+            for key, what in (("turns", "turns"), ("minutes", "minutes")):
+                (b_low, b_high), (low, high) = base[key]["ci95"], r[key]["ci95"]
+                if None not in (b_low, b_high, low, high) and (low > b_high or high < b_low):
+                    changes.append(f"{what} {base[key]['mean']:.1f} → {r[key]['mean']:.1f}")
+            first, b_first = r["first_player"], base["first_player"]
+            if first["rate"] is not None and b_first["rate"] is not None:
+                (b_low, b_high), (low, high) = b_first["ci95"], first["ci95"]
+                if low > b_high or high < b_low:
+                    changes.append(
+                        f"first player {100 * b_first['rate']:.1f}% → {100 * first['rate']:.1f}%"
+                    )
+            if changes:
+                lines.append(f"{r['name']}: {'; '.join(changes)} (against the defaults).")
+    return lines
+
+
 def sections(data: dict[str, Any]) -> list[Section]:
     """The report's sections, from the findings (each figure with its interval and ``n``)."""
     found = data["configurations"]
-    out = []
+    out = [
+        Section(
+            "Headlines",
+            "Each claim rests on 95% intervals; the sections below give the figures.",
+            items=headlines(data),
+        )
+    ]
     most = max((f["players"] for f in found), default=2)
     out.append(
         Section(

@@ -8,6 +8,7 @@ import pytest
 
 from gotown.analysis.findings import card_findings, findings, luck_share
 from gotown.analysis.games import ObservedGame
+from gotown.analysis.reporting import headlines
 from gotown.analysis.simulation import Configuration, frames
 
 LINEUP = Configuration(("random", "medium"), games=4)
@@ -56,3 +57,7 @@ def test_findings_of_known_games() -> None:
     dog = cards["dog"]
     assert dog["played_when_held"]["rate"] == 0.0 and dog["win_held_not_played"]["rate"] == 0.25
     assert cards["milkshake"]["plays_per_game"]["mean"] == 0.0
+    (first, luck_line) = headlines(data)
+    assert first.startswith("2 players: random, medium: the first player wins 50.0% (")
+    assert "not distinguishable from the 50% of pure chance" in first
+    assert luck_line.startswith("Skill against luck: random still wins 33.3% (")
