@@ -161,3 +161,24 @@ def test_analyze_refuses_bad_input_by_name(tmp_path: Path) -> None:
     result = runner.invoke(main, ["analyze", "--bots", "random,random", "--option", "win_floors=3",
                                   "--out", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 2 and "win_floors" in result.output
+
+
+def test_analyze_plays_the_configurations_of_a_plan(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text('games = 3\n[[configuration]]\nbots = ["random", "random"]\n'
+                    '[[configuration]]\nname = "short"\nbots = ["easy", "easy", "easy"]\n'
+                    "options = { win_floors = 4 }\n")  # fmt: skip
+    out = tmp_path / "out"
+    args = ["analyze", "--config", str(plan), "--out", str(out), "--json", "--workers", "1",
+            "--no-progress"]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    names = [c["name"] for c in data["configurations"]]
+    assert names == ["2 players: random, random", "short"]
+    assert [c["games"] for c in data["configurations"]] == [3, 3]
+    assert data["configurations"][1]["options"] == {"win_floors": 4}
+    games = pl.read_parquet(out / "games.parquet")
+    assert games.group_by("configuration").len().sort("configuration")["len"].to_list() == [3, 3]
+    bad = CliRunner().invoke(main, ["analyze", "--levels", "random,wizard", "--out", str(out)])
+    assert bad.exit_code == 2 and "unknown bot level 'wizard'" in bad.output
