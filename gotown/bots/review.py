@@ -171,6 +171,7 @@ def review(
     ``progress(done, total)`` is told after every action. Raises ``ValueError`` for a seat
     not in the game, and the engine's errors for a record that does not replay (R21).
     """
+    record.replay()  # every action legal (R21), before any search: the engine's error names it
     game = record.start()
     if seat is not None and not 0 <= seat < game.players:
         raise ValueError(f"seat {seat}: the game has seats 0 to {game.players - 1} (R1)")

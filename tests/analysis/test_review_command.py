@@ -57,3 +57,8 @@ def test_review_refuses_what_is_not_a_record_or_a_seat(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "seat 3: the game has seats 0 to 1 (R1)" in result.output
     result = CliRunner().invoke(main, ["review", str(record), "--plot", str(tmp_path / "r.txt")])
     assert result.exit_code == 2 and "'txt' is not one of" in result.output
+    illegal = tmp_path / "illegal.json"
+    start = json.loads(record.read_text())
+    illegal.write_text(json.dumps({**start, "actions": [{"type": "super-thief"}] * 60}))
+    result = CliRunner().invoke(main, ["review", str(illegal), "--no-plot"])
+    assert result.exit_code == 2 and "action " in result.output and "of the record" in result.output
