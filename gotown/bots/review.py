@@ -27,7 +27,8 @@ from gotown.engine import Action, Game, Record, View, format_action
 from .base import hashed_seed
 from .ismcts import SearchBot
 
-#: Iterations per decision by default (a two-player game of about 60 decisions takes ~10 s).
+#: Iterations per decision by default (measured on one core: about 0.05 s a decision with two
+#: players, 0.1 s with four).
 REVIEW_ITERATIONS = 200
 #: With 3 or 4 players, at most this many units of work per iteration on average (the work
 #: cap of :class:`SearchBot`), so that a decision costs about as much as with two players.
