@@ -170,14 +170,38 @@ def card_findings(tables: Tables, name: str, players: int) -> list[dict[str, Any
     return rows
 
 
+def paired(games: pl.DataFrame, base: str, other: str) -> dict[str, Any]:
+    """The mean change, game by game, from configuration ``base`` to ``other`` (the same deals:
+    game ``i`` of both is dealt alike), in turns and in the first player's wins, with 95%
+    intervals: a paired comparison, narrower than two separate intervals."""
+    import polars as pl
+
+    def of(name: str) -> pl.DataFrame:
+        return games.filter(pl.col("configuration") == name).select(
+            "game", "turns", first=(pl.col("winner") == 0).fill_null(False).cast(pl.Int64)
+        )
+
+    joined = of(base).join(of(other), on="game", suffix="_other")
+    turns = (joined["turns_other"] - joined["turns"]).to_list()
+    first = (joined["first_other"] - joined["first"]).to_list()
+    return {"turns": mean(turns), "first_player": mean(first)}
+
+
 def option_findings(
-    baseline: dict[str, Any], others: Sequence[dict[str, Any]]
+    baseline: dict[str, Any],
+    others: Sequence[dict[str, Any]],
+    games: pl.DataFrame | None = None,
 ) -> list[dict[str, Any]]:
     """Each option's configuration beside its baseline (same bots, default options): the
-    first player's win rate, length, idle turns and endings."""
+    first player's win rate, length, idle turns and endings; with the ``games`` table, the
+    paired change from the baseline (:func:`paired`)."""
     rows = []
     for found in [baseline, *others]:
+        change = None
+        if games is not None and found is not baseline:
+            change = paired(games, baseline["name"], found["name"])
         rows.append({
+            "change": change,
             "name": found["name"],
             "options": found["options"],
             "games": found["games"],
@@ -228,7 +252,10 @@ def findings(configurations: Sequence[Configuration], tables: Tables) -> dict[st
     for base_name in dict.fromkeys(b for b, _ in options):
         others = [by_name[o] for b, o in options if b == base_name]
         option_rows.append(
-            {"baseline": base_name, "rows": option_findings(by_name[base_name], others)}
+            {
+                "baseline": base_name,
+                "rows": option_findings(by_name[base_name], others, tables.games),
+            }
         )
     return {
         "configurations": found,

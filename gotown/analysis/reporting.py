@@ -56,6 +56,14 @@ def number(found: dict[str, Any] | None, digits: int = 1) -> str:
     return f"{found['mean']:.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
 
 
+def points(found: dict[str, Any] | None) -> str:
+    """A mean change of a share, in percentage points: ``+3.1 (0.4 to 5.8) pts``."""
+    if not found or found.get("mean") is None:
+        return "-"
+    low, high = found["ci95"]
+    return f"{100 * found['mean']:+.1f} ({100 * low:.1f} to {100 * high:.1f}) pts"
+
+
 def _seat_rate(found: dict[str, Any], seat: int) -> str:
     rate = found["seat_win_rates"][seat]
     if rate is None:
@@ -64,18 +72,26 @@ def _seat_rate(found: dict[str, Any], seat: int) -> str:
     return f"{100 * rate:.1f}% ({100 * low:.1f} to {100 * high:.1f})"
 
 
+ALIKE = "not distinguishable from"
+
+
+def _pair(interval: Sequence[float]) -> tuple[float, float]:
+    low, high = interval
+    return low, high
+
+
 def against(low: float, high: float, reference: float) -> str:
     """Where an interval lies against a reference value, in words."""
     if low > reference:
         return "above"
     if high < reference:
         return "below"
-    return "not distinguishable from"
+    return ALIKE
 
 
 def headlines(data: dict[str, Any]) -> list[str]:
-    """The answers in a few sentences, each claim backed by its interval: a difference is
-    only called one when the 95% intervals do not overlap."""
+    """The answers in a few sentences, each claim backed by its interval: an option's effect
+    is only called one when its paired interval excludes no change."""
     lines = []
     for f in data["configurations"]:
         if f["study"] not in ("seat", "") or f["seat_win_rates"][0] is None:
@@ -100,17 +116,18 @@ def headlines(data: dict[str, Any]) -> list[str]:
         base, *rows = group["rows"]
         for r in rows:
             changes = []
-            for key, what in (("turns", "turns"), ("minutes", "minutes")):
-                (b_low, b_high), (low, high) = base[key]["ci95"], r[key]["ci95"]
-                if None not in (b_low, b_high, low, high) and (low > b_high or high < b_low):
-                    changes.append(f"{what} {base[key]['mean']:.1f} → {r[key]['mean']:.1f}")
-            first, b_first = r["first_player"], base["first_player"]
-            if first["rate"] is not None and b_first["rate"] is not None:
-                (b_low, b_high), (low, high) = b_first["ci95"], first["ci95"]
-                if low > b_high or high < b_low:
-                    changes.append(
-                        f"first player {100 * b_first['rate']:.1f}% → {100 * first['rate']:.1f}%"
-                    )
+            change = r.get("change") or {}
+            turns, first = change.get("turns"), change.get("first_player")
+            if turns and turns["n"] > 1 and against(*_pair(turns["ci95"]), 0.0) != ALIKE:
+                changes.append(
+                    f"turns {base['turns']['mean']:.1f} → {r['turns']['mean']:.1f} (paired "
+                    f"change {number(turns)})"
+                )
+            if first and first["n"] > 1 and against(*_pair(first["ci95"]), 0.0) != ALIKE:
+                changes.append(
+                    f"the first player's win rate {100 * base['first_player']['rate']:.1f}% → "
+                    f"{100 * r['first_player']['rate']:.1f}% ({points(first)})"
+                )
             if changes:
                 lines.append(f"{r['name']}: {'; '.join(changes)} (against the defaults).")
     return lines
@@ -282,7 +299,9 @@ def sections(data: dict[str, Any]) -> list[Section]:
                 "Each option changed alone, beside the same line-up with every default "
                 "(`win_floors=4` is the official short game). The games use the same deals, so "
                 "an option that the bots never use gives the very same games: random bots "
-                "show what an option allows, medium ones what sensible play makes of it.",
+                "show what an option allows, medium ones what sensible play makes of it. The "
+                "paired changes compare game i with game i of the baseline, dealt alike. With "
+                "this many comparisons, about one in twenty shows an 'effect' by chance alone.",
                 [
                     Table(
                         [
@@ -293,6 +312,8 @@ def sections(data: dict[str, Any]) -> list[Section]:
                             "minutes",
                             "no winner",
                             "only the end",
+                            "turns: change, paired",
+                            "first player: change, paired",
                         ],
                         [
                             [
@@ -303,6 +324,8 @@ def sections(data: dict[str, Any]) -> list[Section]:
                                 number(r["minutes"]),
                                 percent(r["no_winner"]),
                                 percent(r["only_end_share"]),
+                                number(r["change"] and r["change"]["turns"], 2),
+                                points(r["change"] and r["change"]["first_player"]),
                             ]
                             for r in group["rows"]
                         ],

@@ -61,3 +61,21 @@ def test_findings_of_known_games() -> None:
     assert first.startswith("2 players: random, medium: the first player wins 50.0% (")
     assert "not distinguishable from the 50% of pure chance" in first
     assert luck_line.startswith("Skill against luck: random still wins 33.3% (")
+
+
+def test_an_option_is_compared_game_by_game_with_its_baseline() -> None:
+    base = Configuration(("random", "random"), games=3, study="seat")
+    short = Configuration(("random", "random"), {"win_floors": 4}, games=3, study="option")
+    observed = []
+    for configuration, extra, winners in ((base, 0, [0, 1, 0]), (short, 2, [0, 1, 1])):
+        for index, winner in enumerate(winners):
+            game = _game(index, winner, winner, 4 + extra + index)
+            game.game["configuration"] = configuration.name
+            observed.append(game)
+    data = findings([base, short], frames(observed))
+    (group,) = data["options"]
+    assert [r["name"] for r in group["rows"]] == [base.name, short.name]
+    change = group["rows"][1]["change"]
+    assert change["turns"]["mean"] == 2.0 and change["turns"]["ci95"] == [2.0, 2.0]
+    assert change["first_player"]["mean"] == pytest.approx(-1 / 3)  # game 2: lost, not won
+    assert any(line.startswith(f"{short.name}: turns 5.0 → 7.0") for line in headlines(data))
