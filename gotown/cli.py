@@ -457,7 +457,7 @@ def analyze(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from .analysis.findings import findings
-    from .analysis.reporting import write_report
+    from .analysis.reporting import headlines, write_report
     from .analysis.simulation import (
         Configuration,
         lineup_configuration,
@@ -516,12 +516,8 @@ def analyze(
         summary.update(seed=seed, turn_limit=turn_limit, out=str(out))
         click.echo(json.dumps(summary))
         return
-    for found in data["configurations"]:
-        rates = ", ".join(
-            f"{100 * r:.1f}%" if r is not None else "-" for r in found["seat_win_rates"]
-        )
-        click.echo(f"{found['name']}: {found['games']} games; wins by seat from the first: "
-                   f"{rates}; no winner {100 * (found['no_winner'] or 0):.1f}%")  # fmt: skip
+    for line in headlines(data):
+        click.echo(f"- {line}")
     click.echo(f"wrote {out / 'report.html'} and {out / 'report.md'}")
 
 
