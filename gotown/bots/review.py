@@ -174,8 +174,9 @@ def review(
     """
     record.replay()  # every action legal (R21), before any search: the engine's error names it
     game = record.start()
-    if seat is not None and not 0 <= seat < game.players:
-        raise ValueError(f"seat {seat}: the game has seats 0 to {game.players - 1} (R1)")
+    players = game.view(None).players
+    if seat is not None and not 0 <= seat < players:
+        raise ValueError(f"seat {seat}: the game has seats 0 to {players - 1} (R1)")
     if iterations < 1:
         raise ValueError(f"iterations {iterations}: a review needs at least one")
     total = len(record.actions)
@@ -183,7 +184,7 @@ def review(
     start: tuple[float, ...] | None = None
     replayed: dict[int, float] = {}
     for index, action in enumerate(record.actions):
-        mover = game.active
+        mover = game.view(None).active  # (the public view: only what everyone sees)
         view = game.view(mover)
         decision_seed = hashed_seed(f"gotown review: seed {seed}, action {index}")
         chances, ranked = _assess(view, game.legal_actions(), decision_seed, iterations)
@@ -193,18 +194,17 @@ def review(
             replayed[index] = _assess(view, [action], decision_seed, iterations)[1][0][1]
         if start is None:
             start = chances
-        pending.append((index, game.turn, mover, action, chances, ranked))
+        pending.append((index, view.turn, mover, action, chances, ranked))
         game.apply(action)
         if progress:
             progress(index + 1, total)
     outcome = game.outcome()
-    players = game.players
     if outcome is not None:
         final = tuple(1.0 if s == outcome.winner else 0.0 for s in range(players))
     elif game.is_over or not game.legal_actions():
         final = tuple(0.0 for _ in range(players))
     else:  # the record stops mid-game: the position it leaves
-        view = game.view(game.active)
+        view = game.view(game.view(None).active)
         final, _ = _assess(
             view, game.legal_actions(), hashed_seed(f"review {seed} end"), iterations
         )
