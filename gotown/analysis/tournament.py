@@ -48,13 +48,14 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from gotown.bots import bot_from_spec, hashed_seed, parse_bot_spec
 from gotown.engine import Game, Options
+
+from .runner import run_tasks
 
 DEFAULT_TURN_LIMIT = 300
 #: Why a game ended: a winner (R20), a deadlock (R7b, R21), or the turn limit (R23).
@@ -475,7 +476,7 @@ def play_game(
         decisions[seats[seat]] += 1
         game.apply(action)
     outcome = game.outcome()  # None: stopped at a deadlock
-    winner = None if game.winner is None else seats[game.winner]
+    winner = None if outcome is None or outcome.winner is None else seats[outcome.winner]
     return GameResult(
         index=index,
         seats=tuple(seats),
@@ -539,30 +540,10 @@ def run_tournament(
         return deadline is None or time.perf_counter() < deadline
 
     results: list[GameResult] = list(played.values())
-    if workers == 1:
-        for task in tasks:
-            if not in_time():
-                break
-            result = _play_task(task)
-            results.append(result)
-            if progress:
-                progress(result)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            pending: set[Future[GameResult]] = set()
-            queue = iter(tasks)
-            for task in itertools.islice(queue, workers * 4):
-                pending.add(pool.submit(_play_task, task))
-            while pending:
-                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in ready:
-                    result = future.result()
-                    results.append(result)
-                    if progress:
-                        progress(result)
-                    nxt = next(queue, None) if in_time() else None
-                    if nxt is not None:
-                        pending.add(pool.submit(_play_task, nxt))
+    for result in run_tasks(_play_task, tasks, workers, in_time):
+        results.append(result)
+        if progress:
+            progress(result)
     elapsed = done_seconds + time.perf_counter() - started
     results.sort(key=lambda r: r.index)
     if len(results) < games:  # stopped: keep the first games, in whole blocks of seat orders

@@ -1,0 +1,166 @@
+"""One simulated game, observed: what the analysis reports are computed from.
+
+A game is dealt and seated exactly as in a tournament (:func:`~.tournament.deal`,
+:func:`~.tournament.seatings`, :func:`~.tournament.bot_seed`): seat 0 starts, so a seat number
+is also the position in the turn order. Besides its result, the game yields rows of four
+tables: the game, each turn, each special card a seat held, each special card played.
+
+Everything here is read from what the players see (the acting seat's view, which the bot gets
+anyway, and the public events at the end), never from the engine's internals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gotown.bots import bot_from_spec, parse_bot_spec
+
+from .tournament import bot_seed, deal
+
+#: The special cards (R12-R19); an action of one of these types plays that card.
+SPECIAL_CARDS = (
+    "dog", "bone", "jackhammer", "wrecking-ball", "thief", "super-thief", "milkshake",
+    "donut-truck",
+)  # fmt: skip
+#: The table-time model behind "estimated minutes": a turn (draw, look, end, pass the turn)
+#: takes about this many seconds, and each card action this many more. An assumption from
+#: family play, not a measurement: it scales the turn and action counts into a familiar unit.
+SECONDS_PER_TURN = 10.0
+SECONDS_PER_ACTION = 6.0
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """What decides one game: its line-up, seat order, number, seed, turn limit and options."""
+
+    configuration: str
+    specs: tuple[str, ...]
+    seats: tuple[int, ...]  # seats[s] = the entry (index into specs) playing seat s
+    index: int
+    seed: int
+    turn_limit: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ObservedGame:
+    """The rows one game adds to each table (column names as in the Parquet files)."""
+
+    game: dict[str, Any]
+    turns: list[dict[str, Any]]
+    holdings: list[dict[str, Any]]
+    plays: list[dict[str, Any]]
+
+
+def margin(heights: Sequence[int], seat: int) -> float:
+    """A seat's lead in floors: its tower's height less the mean of its opponents'."""
+    others = [h for s, h in enumerate(heights) if s != seat]
+    return heights[seat] - sum(others) / len(others)
+
+
+def observe_game(task: GameTask) -> ObservedGame:
+    """Play the game of ``task`` (to its end, its turn limit, or a deadlock: R7b, R21) and
+    observe it.
+
+    A special card's *value* is the change of its player's :func:`margin` from just before
+    it is played to its first action after an opponent's turn (or the end of the game): the
+    floors it built meanwhile (in a donut truck's extra turn too), the floors its opponents
+    lost, and what they could not build in their turn (a milkshake's skipped turn, a dog's
+    saved floor).
+    """
+    players = len(task.seats)
+    game = deal(players, task.seed, task.index, task.turn_limit, task.options)
+    bots = [
+        bot_from_spec(task.specs[task.seats[s]], bot_seed(task.seed, task.index, s))
+        for s in range(players)
+    ]
+    decisions: list[tuple[int, int, tuple[int, ...]]] = []  # (turn, seat, tower heights)
+    turns: dict[int, dict[str, Any]] = {}
+    held: dict[tuple[int, str], int] = {}  # (seat, card) -> plays
+    plays: list[tuple[int, str, int, int]] = []  # (seat, card, turn, decision number)
+    checked = -1
+    deadlocked = False
+    while not game.is_over:
+        if game.turn != checked:
+            checked = game.turn
+            if game.is_deadlocked():  # this turn, and every one after, can only end
+                deadlocked = True
+                hand = len(game.view(game.active).hand or ())
+                turns[game.turn] = {"turn": game.turn, "seat": game.active, "milkshake": False,
+                                    "only_end": True, "actions": 0, "hand": hand}  # fmt: skip
+                break
+        seat = game.active
+        view = game.view(seat)
+        legal = game.legal_actions()
+        heights = tuple(len(tower) for tower in view.towers)
+        row = turns.get(game.turn)
+        if row is None:
+            only_end = all(a.type == "end-turn" for a in legal)
+            hand = len(view.hand or ())
+            row = turns[game.turn] = {"turn": game.turn, "seat": seat, "milkshake": False,
+                                      "only_end": only_end, "actions": 0, "hand": hand}  # fmt: skip
+        for card in view.hand or ():
+            if card in SPECIAL_CARDS:
+                held.setdefault((seat, card), 0)
+        action = bots[seat].choose(view, legal)
+        if action.type != "end-turn":
+            row["actions"] += 1
+        if action.type in SPECIAL_CARDS:
+            held[(seat, action.type)] = held.get((seat, action.type), 0) + 1
+            plays.append((seat, action.type, game.turn, len(decisions)))
+        decisions.append((game.turn, seat, heights))
+        game.apply(action)
+    outcome = game.outcome()
+    winner = None if outcome is None else outcome.winner
+    public = game.view(None)
+    final = tuple(len(tower) for tower in public.towers)
+    turn_of_event = 0
+    extra: set[int] = set()
+    for event in public.events:
+        if event.type == "turn" and event.turn is not None:
+            turn_of_event = event.turn
+            if event.extra:
+                extra.add(event.turn)
+        elif event.type == "milkshake-turn" and event.seat is not None:
+            turns[turn_of_event] = {"turn": turn_of_event, "seat": event.seat, "milkshake": True,
+                                    "only_end": False, "actions": 0, "hand": None}  # fmt: skip
+    base = {"configuration": task.configuration, "game": task.index}
+    turn_rows = [
+        {**base, **turns[t], "extra": t in extra, "entry": task.seats[turns[t]["seat"]]}
+        for t in sorted(turns)
+    ]
+    play_rows = []
+    owners = sorted((t, row["seat"]) for t, row in turns.items())
+    for seat, card, turn, number in plays:
+        before = decisions[number][2]
+        answered = next((t for t, s in owners if t > turn and s != seat), None)
+        after = final
+        if answered is not None:
+            after = next((h for t, s, h in decisions[number:] if s == seat and t > answered),
+                         final)  # fmt: skip
+        value = margin(after, seat) - margin(before, seat)
+        play_rows.append({**base, "seat": seat, "card": card, "turn": turn, "value": value})
+    holding_rows = [
+        {**base, "seat": seat, "card": card, "plays": count, "won": winner == seat}
+        for (seat, card), count in sorted(held.items())
+    ]
+    card_actions = sum(row["actions"] for row in turns.values())
+    game_row = {
+        **base,
+        "players": players,
+        "lineup": ",".join(task.specs[e] for e in task.seats),  # the bots by seat
+        "levels": ",".join(parse_bot_spec(task.specs[e])[0] for e in task.seats),
+        "winner": winner,  # the winning seat = its position in the turn order
+        "winner_entry": None if winner is None else task.seats[winner],
+        "ending": "deadlock" if deadlocked or outcome is None else outcome.reason,
+        "turns": game.turn,
+        "actions": len(decisions),
+        "card_actions": card_actions,
+        "milkshake_turns": sum(row["milkshake"] for row in turns.values()),
+        "only_end_turns": sum(row["only_end"] for row in turns.values()),
+        "minutes": (game.turn * SECONDS_PER_TURN + card_actions * SECONDS_PER_ACTION) / 60.0,
+        "floors": list(final),
+    }
+    return ObservedGame(game_row, turn_rows, holding_rows, play_rows)
