@@ -19,7 +19,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gotown.engine import CODES, Action, InvalidActionError, Options, View
+from gotown.engine import (
+    CODES,
+    COPIES,
+    DECK_SIZE,
+    Action,
+    Game,
+    InvalidActionError,
+    Options,
+    View,
+)
 
 #: Floors a tower can hold while the game goes on (``win_floors`` 5 ends it at the fifth):
 #: the floors a dog or a bone can aim at.
@@ -34,7 +43,6 @@ BUILD_PAIRS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 
 _KIND = {code: kind for kind, code in enumerate(CODES)}
-_DOG = _KIND["dog"]
 _JOKER = _KIND["?"]
 
 OptionsLike = Options | Mapping[str, Any] | None
@@ -253,9 +261,32 @@ def observation_layout(players: int) -> tuple[tuple[str, int, tuple[int, ...]], 
     return tuple(out)
 
 
+@cache
 def observation_size(players: int) -> int:
     _, start, shape = observation_layout(players)[-1]
     return start + int(np.prod(shape))
+
+
+#: The largest turn number the observation's bounds allow (float32 counts exactly up to 2**24).
+MAX_TURN = 2**24
+
+
+@cache
+def observation_high(players: int) -> Observation:
+    """The largest value each feature can take (the observation space's bound; the least is 0)."""
+    high = np.ones(observation_size(players), dtype=np.float32)
+    at = _offsets(players)
+    copies = np.array(COPIES, dtype=np.float32)
+    high[at["hand"] : at["hand"] + len(CODES)] = DECK_SIZE  # a super-thief can grow any hand
+    high[at["discard"] : at["discard"] + len(CODES)] = copies
+    dogs = at["towers"] + FLOOR_FEATURES - 1
+    high[dogs : at["milkshakes"] : FLOOR_FEATURES] = COPIES[_KIND["dog"]]
+    high[at["milkshakes"] : at["milkshakes"] + players] = COPIES[_KIND["milkshake"]]
+    for name in ("hand_sizes", "draw_size", "discard_size"):
+        high[at[name] : at[name] + (players if name == "hand_sizes" else 1)] = DECK_SIZE
+    high[at["turn"]] = MAX_TURN
+    high.setflags(write=False)
+    return high
 
 
 @cache
@@ -266,45 +297,84 @@ def _offsets(players: int) -> dict[str, int]:
 def encode_view(view: View, options: OptionsLike = None) -> Observation:
     """The observation of ``view``'s seat: a float32 vector of :func:`observation_size` values
     laid out as :func:`observation_layout` says. ``options`` is accepted for symmetry with the
-    action space (the view carries its own options; the layout does not depend on them)."""
+    action space (the view carries its own options; the layout does not depend on them).
+
+    The view's events are not read, so the view of a copy without history serves as well."""
     if view.seat is None or view.hand is None:
         raise InvalidActionError("encode_view needs a seat's view, not the public view (R22)")
     n = view.players
     me = view.seat
     at = _offsets(n)
-    obs = np.zeros(observation_size(n), dtype=np.float32)
+    # Indices and values, set at once into zeros: cheaper than numpy item by item, or a list.
+    values: dict[int, float] = {}
     base = at["hand"]
     for code in view.hand:
-        obs[base + _KIND[code]] += 1
+        index = base + _KIND[code]
+        values[index] = values.get(index, 0) + 1
     base = at["discard"]
     for code in view.discard:
-        obs[base + _KIND[code]] += 1
+        index = base + _KIND[code]
+        values[index] = values.get(index, 0) + 1
     towers = at["towers"]
     for seat in range(n):
         r = (seat - me) % n
-        _encode_tower(obs, towers + r * TOWER_SLOTS * FLOOR_FEATURES, view.towers[seat])
-        obs[at["milkshakes"] + r] = view.milkshakes[seat]
-        obs[at["hand_sizes"] + r] = view.hand_sizes[seat]
-    obs[at["donut"]] = view.donut
-    obs[at["draw_size"]] = view.draw_size
-    obs[at["discard_size"]] = len(view.discard)
-    obs[at["active"] + (view.active - me) % n] = 1
-    obs[at["turn"]] = view.turn
-    obs[at["over"]] = view.over
+        tower = view.towers[seat]
+        if tower:
+            _encode_tower(values, towers + r * TOWER_SLOTS * FLOOR_FEATURES, tower)
+        values[at["milkshakes"] + r] = view.milkshakes[seat]
+        values[at["hand_sizes"] + r] = view.hand_sizes[seat]
+    values[at["donut"]] = view.donut
+    values[at["draw_size"]] = view.draw_size
+    values[at["discard_size"]] = len(view.discard)
+    values[at["active"] + (view.active - me) % n] = 1
+    values[at["turn"]] = view.turn
+    values[at["over"]] = view.over
     if view.winner is not None:
-        obs[at["winner"] + (view.winner - me) % n] = 1
+        values[at["winner"] + (view.winner - me) % n] = 1
+    obs = np.zeros(observation_size(n), dtype=np.float32)
+    obs[list(values)] = list(values.values())
     return obs
 
 
-def _encode_tower(obs: Observation, base: int, tower: Sequence[tuple[str, ...]]) -> None:
+def _encode_tower(values: dict[int, float], base: int, tower: Sequence[tuple[str, ...]]) -> None:
     for slot, floor in enumerate(tower[:TOWER_SLOTS]):
         at = base + slot * FLOOR_FEATURES
-        kinds = [_KIND[code] for code in floor]
-        pair = [k for k in kinds if k != _DOG]
-        number = next(k for k in pair if k != _JOKER)
-        obs[at] = 1
-        obs[at + number] = 1  # number one-hot at at+1..at+8
-        if _JOKER in pair:
-            obs[at + 9] = 1
-            obs[at + 9 + (9 - number)] = 1  # joker value one-hot at at+10..at+17
-        obs[at + 18] = len(kinds) - 2
+        first, second = _KIND[floor[0]], _KIND[floor[1]]
+        number = second if first == _JOKER else first
+        values[at] = 1
+        values[at + number] = 1  # the number, one-hot at at+1..at+8
+        if _JOKER in (first, second):
+            values[at + 9] = 1
+            values[at + 9 + (9 - number)] = 1  # the joker's value, one-hot at at+10..at+17
+        values[at + 18] = len(floor) - 2  # dogs
+
+
+# -- what every interface asks of a game ------------------------------------------------------
+def observe(game: Game, seat: int) -> Observation:
+    """The observation of ``seat`` in ``game``: :func:`encode_view` of the seat's view. The view
+    is taken of a copy without history, whose view carries no events (they are not encoded, and
+    building them costs time in proportion to the game's length)."""
+    return encode_view(game.copy(history=False).view(seat))
+
+
+def returns(game: Game) -> list[float]:
+    """Each seat's result: +1 for the winner and -1 for every other seat (R20); 0 for all while
+    the game goes on or when a turn limit ended it (R23)."""
+    outcome = game.outcome()
+    if outcome is None or outcome.winner is None:
+        return [0.0] * game.players
+    return [1.0 if seat == outcome.winner else -1.0 for seat in range(game.players)]
+
+
+def play_index(game: Game, index: int) -> Action:
+    """Play action ``index`` of the space for the active seat and return it. An index out of
+    the space raises InvalidActionError, an illegal action the engine's IllegalActionError
+    naming the rule; either way the game is left as it was."""
+    if game.is_over:
+        raise InvalidActionError("the game is over: no action is legal (R20, R23)")
+    action = action_to_engine(index, game.players, game.options, seat=game.active)
+    if action in game.legal_actions():
+        game.apply_unchecked(action)
+    else:
+        game.apply(action)  # raises, naming the rule
+    return action

@@ -15,7 +15,13 @@ from gotown.rl import (
     encode_view,
     engine_to_action,
 )
-from gotown.rl.encoding import action_mask, observation_layout, observation_size, space_of
+from gotown.rl.encoding import (
+    action_mask,
+    observation_high,
+    observation_layout,
+    observation_size,
+    space_of,
+)
 
 from .helpers import OPTION_SETS, random_positions, with_hidden_cards_changed
 
@@ -190,3 +196,14 @@ def test_the_space_names_its_segments_in_order() -> None:
     assert space.relative[-1] == Action.end_turn()
     with pytest.raises(InvalidActionError):
         space_of(1)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_observation_lies_within_its_bounds(players: int) -> None:
+    high = observation_high(players)
+    assert (high > 0).all()
+    for seed in range(3):
+        for game in random_positions(players, seed, OPTION_SETS[3]):
+            for seat in range(players):
+                obs = encode_view(game.view(seat))
+                assert (obs >= 0).all() and (obs <= high).all()
