@@ -350,6 +350,11 @@ def _encode_tower(values: dict[int, float], base: int, tower: Sequence[tuple[str
 
 
 # -- what every interface asks of a game ------------------------------------------------------
+#: The turn limit (R23) of an environment that names none: random play can reach positions
+#: that never end (every hand of 8 cards or both piles empty, R7b, R9), and an episode must.
+DEFAULT_TURN_LIMIT = 500
+
+
 def observe(game: Game, seat: int) -> Observation:
     """The observation of ``seat`` in ``game``: :func:`encode_view` of the seat's view. The view
     is taken of a copy without history, whose view carries no events (they are not encoded, and

@@ -31,6 +31,7 @@ from pettingzoo.utils import wrappers
 from gotown.engine import Game, InvalidActionError, Options
 
 from .encoding import (
+    DEFAULT_TURN_LIMIT,
     action_mask,
     observation_high,
     observation_size,
@@ -39,10 +40,6 @@ from .encoding import (
     returns,
     space_of,
 )
-
-#: The turn limit (R23) of an environment that names none: random play can reach positions
-#: that never end (every hand of 8 cards or both piles empty, R7b, R9), and an episode must.
-DEFAULT_TURN_LIMIT = 500
 
 
 def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
@@ -55,7 +52,12 @@ def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AEC
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
     """The unwrapped AEC environment (:func:`env` wraps it)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "gotown_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi"],
+        "name": "gotown_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(self, players: int = 2, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
