@@ -1,0 +1,163 @@
+"""The OpenSpiel game passes OpenSpiel's own checks, its bots play it, and no information state
+holds a card the player may not see (R22)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import ismcts, mcts
+
+from gotown.engine import Game
+from gotown.rl import encode_view
+from gotown.rl.openspiel import SEED_BYTES, GoTownState
+
+PARAMS = [
+    {"players": 2},
+    {"players": 3, "dog_placement": "any", "bone_targets": "any", "dogs_per_floor": 0},
+    {"players": 4, "win_floors": 4, "first_player": 2, "turn_limit": 60},
+]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_random_sim_test_passes_with_serialization(params: dict[str, object]) -> None:
+    game = pyspiel.load_game("python_gotown", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def _random_states(game: pyspiel.Game, seed: int, every: int = 1) -> list[pyspiel.State]:
+    """The states of one game of random play (chance included), every ``every``-th."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    states = []
+    while not state.is_terminal():
+        if state.move_number() % every == 0:
+            states.append(state.clone())
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return [*states, state]
+
+
+def test_games_sim_test_checks_clone_pickle_and_serialization() -> None:
+    # What OpenSpiel's games_sim_test asks of each registered game.
+    game = pyspiel.load_game("python_gotown", {"players": 3})
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    assert pickle.loads(pickle.dumps(game.get_type())) == game.get_type()
+    assert game.min_utility() < game.max_utility()
+    states = _random_states(game, seed=1, every=7)
+    for state in states:
+        clone = state.clone()
+        assert str(clone) == str(state) and clone.history() == state.history()
+        assert str(pickle.loads(pickle.dumps(state))) == str(state)
+        new_game, new_state = pyspiel.deserialize_game_and_state(
+            pyspiel.serialize_game_and_state(game, state)
+        )
+        assert str(new_game) == str(game) and str(new_state) == str(state)
+        if not state.is_terminal():
+            action = state.legal_actions()[0]
+            state.apply_action(action)
+            clone.apply_action(action)
+            assert str(clone) == str(state)
+    final = states[-1]
+    assert final.is_terminal() and final.legal_actions() == []
+    assert sorted(final.returns()) in ([-1.0, -1.0, 1.0], [0.0, 0.0, 0.0])
+
+
+def test_chance_picks_the_seed_that_deals_the_game() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for byte in (0, 1, 2, 3)[:SEED_BYTES]:
+        assert state.is_chance_node() and len(state.chance_outcomes()) == 256
+        state.apply_action(byte)
+    assert not state.is_chance_node()
+    assert state.engine == Game.new(2, 0x00010203, {"turn_limit": 500})
+    assert state.history()[:SEED_BYTES] == [0, 1, 2, 3]
+    replay = game.new_initial_state()
+    for action in state.history():
+        replay.apply_action(action)
+    assert str(replay) == str(state)
+
+
+def test_the_tensors_are_the_encoding_relative_to_the_player() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 3})
+    for state in _random_states(game, seed=2, every=5)[1:]:
+        if not isinstance(state, GoTownState) or not state.is_dealt:
+            continue
+        for player in range(3):
+            expected = encode_view(state.engine.view(player))
+            assert np.array_equal(np.array(state.observation_tensor(player)), expected)
+            info = np.array(state.information_state_tensor(player))
+            assert np.array_equal(info[: expected.size], expected)
+            history = info[expected.size :].reshape(3, -1)
+            assert history.sum() == len(state.engine.actions)
+
+
+def test_an_illegal_action_is_refused() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for _ in range(SEED_BYTES):
+        state.apply_action(7)
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises(pyspiel.SpielError):
+        state.apply_action_with_legality_check(illegal)
+
+
+def test_bad_parameters_are_refused_naming_them() -> None:
+    with pytest.raises(ValueError, match="2 to 4 players"):
+        pyspiel.load_game("python_gotown", {"players": 5})
+    with pytest.raises(ValueError, match="turn_limit 0"):
+        pyspiel.load_game("python_gotown", {"turn_limit": 0})
+    with pytest.raises(ValueError, match="dog_placement"):
+        pyspiel.load_game("python_gotown", {"dog_placement": "roof"})
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_no_leak_a_resampled_world_looks_the_same_to_the_player(players: int) -> None:
+    """Every observation and information state of the player is the same in the world that
+    resample_from_infostate deals anew (other hands and the draw pile changed), as ISMCTS
+    requires and R22 demands; the other seats' hidden cards did change."""
+    game = pyspiel.load_game("python_gotown", {"players": players})
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    changed = 0
+    for state in _random_states(game, seed=3, every=3):
+        if state.is_chance_node() or state.is_terminal():
+            continue
+        player = state.current_player()
+        world = state.resample_from_infostate(player, sampler)
+        for method in ("information_state_string", "observation_string"):
+            assert getattr(world, method)(player) == getattr(state, method)(player)
+        for method in ("information_state_tensor", "observation_tensor"):
+            assert getattr(world, method)(player) == getattr(state, method)(player)
+        assert world.legal_actions() == state.legal_actions()
+        hidden = world.engine.to_position()["hands"], world.engine.to_position()["draw"]
+        changed += hidden != (
+            state.engine.to_position()["hands"],
+            state.engine.to_position()["draw"],
+        )
+    assert changed > 5
+
+
+def _play(game: pyspiel.Game, bots: list[pyspiel.Bot], seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.integers(256)))
+        else:
+            action = bots[state.current_player()].step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    return state.returns()
+
+
+def test_openspiel_ismcts_and_mcts_bots_play_a_game() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2, "turn_limit": 20})
+    rng = np.random.RandomState(1)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bots = [
+        ismcts.ISMCTSBot(game, evaluator, 2.0, max_simulations=30, random_state=rng),
+        mcts.MCTSBot(game, 2.0, 30, evaluator, random_state=rng),
+    ]
+    returns = _play(game, bots, seed=4)
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
