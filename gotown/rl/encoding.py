@@ -12,7 +12,7 @@ number. A relative target ``r`` of the seat ``s`` that acts is the seat ``(s + r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -24,6 +24,7 @@ from gotown.engine import (
     COPIES,
     DECK_SIZE,
     Action,
+    Event,
     Game,
     InvalidActionError,
     Options,
@@ -79,6 +80,14 @@ class ActionSpace:
     @property
     def size(self) -> int:
         return len(self.relative)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ActionSpace:
+        return self  # immutable, and shared (OpenSpiel deep-copies a state's attributes)
+
+    def legal_indices(self, game: Game) -> list[int]:
+        """The indices of the legal actions of ``game``'s active seat, ascending."""
+        index_of = self.index_of[game.active]
+        return sorted([index_of[action] for action in game.legal_actions()])
 
 
 def space_of(players: int, options: OptionsLike = None) -> ActionSpace:
@@ -362,6 +371,30 @@ def observe(game: Game, seat: int) -> Observation:
     return encode_view(game.copy(history=False).view(seat))
 
 
+class SeatViews:
+    """``game.view(seat)`` for the seats of one game as it goes on, each seat's events kept
+    between calls and only the new ones asked of the engine (:meth:`Game.events` from an
+    index): a view builds every event of the game so far, which grows with its length. The
+    view returned is equal to ``game.view(seat)`` (a test checks it)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._events: list[list[Event]] = [[] for _ in range(game.players)]
+        self._counts = [0] * game.players
+
+    def view(self, seat: int) -> View:
+        game = self.game
+        seen = self._events[seat]
+        count = game.event_count
+        if count < self._counts[seat]:  # (a game that went back: start again)
+            seen.clear()
+            self._counts[seat] = 0
+        if count > self._counts[seat]:
+            seen += game.events(seat, self._counts[seat])
+            self._counts[seat] = count
+        return replace(game.copy(history=False).view(seat), events=tuple(seen))
+
+
 def returns(game: Game) -> list[float]:
     """Each seat's result: +1 for the winner and -1 for every other seat (R20); 0 for all while
     the game goes on or when a turn limit ended it (R23)."""
@@ -371,13 +404,19 @@ def returns(game: Game) -> list[float]:
     return [1.0 if seat == outcome.winner else -1.0 for seat in range(game.players)]
 
 
-def play_index(game: Game, index: int) -> Action:
-    """Play action ``index`` of the space for the active seat and return it. An index out of
-    the space raises InvalidActionError, an illegal action the engine's IllegalActionError
-    naming the rule; either way the game is left as it was."""
+def play_index(game: Game, index: int, space: ActionSpace | None = None) -> Action:
+    """Play action ``index`` of the space (``space``, if given, must be the game's) for the
+    active seat and return it. An index out of the space raises InvalidActionError, an illegal
+    action the engine's IllegalActionError naming the rule; either way the game is left as it
+    was."""
     if game.is_over:
         raise InvalidActionError("the game is over: no action is legal (R20, R23)")
-    action = action_to_engine(index, game.players, game.options, seat=game.active)
+    if space is None:
+        action = action_to_engine(index, game.players, game.options, seat=game.active)
+    elif type(index) is int and 0 <= index < len(space.relative):
+        action = space.by_seat[game.active][index]
+    else:
+        action = action_to_engine(index, game.players, game.options, seat=game.active)
     if action in game.legal_actions():
         game.apply_unchecked(action)
     else:

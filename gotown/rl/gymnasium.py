@@ -29,6 +29,7 @@ from gotown.engine import Game, GoTownError, InvalidActionError, Options
 
 from .encoding import (
     DEFAULT_TURN_LIMIT,
+    SeatViews,
     action_mask,
     action_to_engine,
     observation_high,
@@ -100,6 +101,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.game = Game.new(players, 0, self.options)
         self.seat = 0
         self.bots: dict[int, Bot] = {}
+        self._views = SeatViews(self.game)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -115,6 +117,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
                 seat = int(self.np_random.integers(self.players))
             self.seat = seat
             self.game = Game.new(self.players, deal, self.options)
+            self._views = SeatViews(self.game)
             others = [s for s in range(self.players) if s != seat]
             self.bots = {
                 s: bot_from_spec(spec, hashed_seed(f"gymnasium {deal} {s}"))
@@ -158,9 +161,16 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _play_bots(self) -> None:
         game = self.game
+        if self._views.game is not game:  # (a game set from outside)
+            self._views = SeatViews(game)
         while not game.is_over and game.active != self.seat:
             seat = game.active
-            game.apply(self.bots[seat].choose(game.view(seat), game.legal_actions()))
+            legal = game.legal_actions()
+            action = self.bots[seat].choose(self._views.view(seat), legal)
+            if action in legal:
+                game.apply_unchecked(action)
+            else:
+                game.apply(action)  # a bot's mistake: the engine names the rule
 
     def _mask(self) -> np.ndarray:
         game = self.game

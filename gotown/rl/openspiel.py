@@ -46,7 +46,6 @@ from gotown.engine import (
 
 from .encoding import (
     DEFAULT_TURN_LIMIT,
-    action_mask,
     action_to_engine,
     encode_view,
     observation_layout,
@@ -179,6 +178,7 @@ class GoTownState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: GoTownGame, engine: Game | None = None) -> None:
         super().__init__(game)
+        self._space = game.space
         self._table = _Table(engine)
         self.seed_bytes: list[int] = []
         self.prefix = [""] * game.players
@@ -205,13 +205,11 @@ class GoTownState(pyspiel.State):  # type: ignore[misc]
         return [(byte, 1 / 256) for byte in range(256)]
 
     def _legal_actions(self, player: int) -> list[int]:
-        engine = self.engine
-        mask = action_mask(engine.legal_actions(), player, engine.players, engine.options)
-        return np.flatnonzero(mask).tolist()  # type: ignore[no-any-return]
+        return self._space.legal_indices(self.engine)
 
     def _apply_action(self, action: int) -> None:
         if self._table.engine is not None:
-            play_index(self.engine, action)
+            play_index(self._table.engine, action, self._space)
             return
         if not 0 <= action < 256:
             raise ValueError(f"chance outcome {action} is not a byte (0 to 255)")

@@ -16,6 +16,7 @@ from gotown.rl import (
     engine_to_action,
 )
 from gotown.rl.encoding import (
+    SeatViews,
     action_mask,
     observation_high,
     observation_layout,
@@ -207,3 +208,15 @@ def test_every_observation_lies_within_its_bounds(players: int) -> None:
             for seat in range(players):
                 obs = encode_view(game.view(seat))
                 assert (obs >= 0).all() and (obs <= high).all()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_seat_views_equal_the_engines_views_as_the_game_goes_on(players: int) -> None:
+    for seed in range(2):
+        views: SeatViews | None = None
+        for index, game in enumerate(random_positions(players, seed)):
+            views = views or SeatViews(game)
+            if index % 2:  # some calls skipped: the events between are caught up later
+                continue
+            for seat in range(players):
+                assert views.view(seat) == game.view(seat)
