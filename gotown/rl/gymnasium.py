@@ -39,7 +39,7 @@ from .encoding import (
     returns,
     space_of,
 )
-from .pettingzoo import render_text
+from .pettingzoo import RENDER_MODES, render
 
 ILLEGAL_CHOICES = ("lose", "raise")
 
@@ -56,7 +56,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
     An index outside the action space always raises.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,
@@ -68,8 +68,8 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         **options: Any,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r} is not None or 'ansi'")
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
         if illegal not in ILLEGAL_CHOICES:
             raise ValueError(f"illegal={illegal!r} is not one of {', '.join(ILLEGAL_CHOICES)}")
         options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
@@ -156,8 +156,9 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
-        """The public table as text (``render_mode="ansi"``): no hand is shown (R22)."""
-        return None if self.render_mode is None else render_text(self.game)
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
+        is shown (R22)."""
+        return render(self.game, self.render_mode)
 
     def _play_bots(self) -> None:
         game = self.game

@@ -41,6 +41,9 @@ from .encoding import (
     space_of,
 )
 
+#: ``"ansi"`` returns the public table as text, ``"human"`` prints it.
+RENDER_MODES = ("ansi", "human")
+
 
 def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
     """The environment, wrapped as PettingZoo's classic games are (``step`` before ``reset``
@@ -53,7 +56,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     """The unwrapped AEC environment (:func:`env` wraps it)."""
 
     metadata = {
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "gotown_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -61,8 +64,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
 
     def __init__(self, players: int = 2, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode {render_mode!r} is not None or 'ansi'")
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
         options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
         self.options = Options.from_json(options)
         Game.new(players, 0, self.options)  # refuses bad players and options now, not at reset
@@ -138,13 +141,23 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        """The public table as text (``render_mode="ansi"``): no hand is shown (R22)."""
-        if self.render_mode is None:
-            return None
-        return render_text(self.game)
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
+        is shown (R22)."""
+        return render(self.game, self.render_mode)
 
     def close(self) -> None:
         pass
+
+
+def render(game: Game, mode: str | None) -> str | None:
+    """What ``render()`` gives in ``mode``: the text, printed for "human"."""
+    if mode is None:
+        return None
+    text = render_text(game)
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def render_text(game: Game) -> str:

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from gotown.engine import (
     Action,
@@ -143,7 +143,11 @@ def test_bad_players_and_options_are_refused_when_the_environment_is_made() -> N
     with pytest.raises(InvalidOptionsError, match="unknown option"):
         raw_env(players=2, dogs=3)
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(players=2, render_mode="human")
+        raw_env(players=2, render_mode="rgb_array")
+
+
+def test_pettingzoo_render_test_passes() -> None:
+    render_test(lambda render_mode: env(players=3, render_mode=render_mode))
 
 
 def test_render_shows_the_public_table_only() -> None:
