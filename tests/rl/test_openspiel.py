@@ -3,7 +3,10 @@ holds a card the player may not see (R22)."""
 
 from __future__ import annotations
 
+import importlib.util
 import pickle
+import sys
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -161,3 +164,16 @@ def test_openspiel_ismcts_and_mcts_bots_play_a_game() -> None:
     ]
     returns = _play(game, bots, seed=4)
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_vs_hard.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_openspiel_vs_hard", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks its module up)
+    spec.loader.exec_module(module)
+    for index in (0, 1):  # OpenSpiel's bot in seat 0, then in seat 1
+        result = module.play(index, iterations=5, uct_c=2.0, turn_limit=40)
+        assert result.winner in ("hard", "openspiel", None)
+        assert result.hard_times and result.openspiel_times
