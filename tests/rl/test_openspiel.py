@@ -12,6 +12,7 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.observation import make_observation
 
 from gotown.engine import Game
 from gotown.rl import encode_view
@@ -28,6 +29,32 @@ PARAMS = [
 def test_random_sim_test_passes_with_serialization(params: dict[str, object]) -> None:
     game = pyspiel.load_game("python_gotown", params)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_openspiels_own_games_sim_test_passes(players: int) -> None:
+    # The check OpenSpiel runs on every registered game: random play with clone, pickle and
+    # serialization checks at each step, returns within the utility bounds.
+    from open_spiel.python.tests.games_sim_test import GamesSimTest
+
+    GamesSimTest().sim_game(pyspiel.load_game("python_gotown", {"players": players}))
+
+
+def test_the_public_observer_shows_no_hand() -> None:
+    game = pyspiel.load_game("python_gotown")
+    public = make_observation(
+        game,
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
+    state = _random_states(game, seed=8, every=10)[3]
+    public.set_from(state, 0)
+    assert public.dict["hand"].sum() == 0 and " hand " not in public.string_from(state, 0)
+    private = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    private.set_from(state, 0)
+    assert private.dict["hand"].sum() > 0
+    assert np.array_equal(public.tensor[17:], private.tensor[17:])  # the rest is public
 
 
 def _random_states(game: pyspiel.Game, seed: int, every: int = 1) -> list[pyspiel.State]:
