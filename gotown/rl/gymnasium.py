@@ -42,6 +42,8 @@ from .encoding import (
 from .pettingzoo import RENDER_MODES, render
 
 ILLEGAL_CHOICES = ("lose", "raise")
+#: Deals a reset tries before it gives up on reaching a turn of the learner.
+_DEALS = 100
 
 
 class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -110,7 +112,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         bots playing until the learner's first turn. A game over before the learner acts
         (a turn limit of one turn, say) is dealt again. ``options`` is not used."""
         super().reset(seed=seed)
-        while True:
+        for _ in range(_DEALS):
             deal = int(self.np_random.integers(2**62))
             seat = self.fixed_seat
             if seat is None:
@@ -126,6 +128,10 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._play_bots()
             if not self.game.is_over:
                 return self.observation(), self._info()
+        raise ValueError(
+            f"{_DEALS} games in a row ended before seat {self.seat} could act: the turn limit "
+            f"({self.options.turn_limit}) leaves it no turn (R23)"
+        )
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self.game

@@ -52,7 +52,7 @@ def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AEC
     return wrappers.OrderEnforcingWrapper(raw_env(players, render_mode, **options))
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name for it)
     """The unwrapped AEC environment (:func:`env` wraps it)."""
 
     metadata = {
@@ -84,7 +84,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self._action_space = spaces.Discrete(self._space.size)
         self._no_actions = np.zeros(self._space.size, dtype=np.int8)
         self.game: Game = Game.new(players, 0, self.options)
-        self._next_seed: int | None = None
+        self._rng = np.random.default_rng()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
@@ -98,8 +98,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         environment's own."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        elif not hasattr(self, "_rng"):
-            self._rng = np.random.default_rng()
         deal = int(self._rng.integers(2**63 - 1)) if seed is None else seed
         self.game = Game.new(self.players, deal, self.options)
         self.agents = self.possible_agents[:]

@@ -107,6 +107,9 @@ def test_bad_arguments_are_refused_naming_what_is_wrong() -> None:
         GoTownEnv(illegal="ignore")
     with pytest.raises(InvalidOptionsError, match="win_floors"):
         GoTownEnv(win_floors=7)
+    never = GoTownEnv(opponents=["random"], seat=1, first_player=0, turn_limit=1)
+    with pytest.raises(ValueError, match=r"leaves it no turn \(R23\)"):
+        never.reset(seed=0)
 
 
 def test_no_leak_the_observation_ignores_every_hidden_card() -> None:
