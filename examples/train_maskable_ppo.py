@@ -1,8 +1,8 @@
 """Train a GoTown player with sb3-contrib's MaskablePPO (PyTorch, on the CPU), then measure it.
 
 The learner plays one seat of ``GoTown-v0`` (:mod:`gotown.rl.gymnasium`) against a bot
-(``easy`` by default), its seat drawn anew each game, with the illegal actions masked out. It
-trains for ``--minutes`` (or ``--steps``), saves the model, writes its learning curve (the win
+(``easy`` by default) in ``--envs`` games side by side, its seat drawn anew each game, with the
+illegal actions masked out. It trains for ``--minutes`` (or ``--steps``), saves the model, writes its learning curve (the win
 rate of the last games against the training bot, by steps) and evaluates it with the
 tournament against ``random``, ``easy`` and ``medium``, seats rotated. The saved model is a bot
 level afterwards: ``gotown tournament ppo:path=ppo-gotown.zip medium``.
@@ -31,20 +31,28 @@ def train(
     opponent: str,
     players: int,
     seed: int,
+    envs: int,
     n_steps: int,
     batch_size: int,
     window: int,
 ) -> tuple[Any, list[tuple[int, float]]]:
-    """The trained model and its curve: (steps, win rate of the last ``window`` games)."""
+    """The trained model and its curve: (steps, win rate of the last ``window`` games). The
+    ``envs`` games in step share each forward pass of the network (what costs most)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
     from gotown.rl.gymnasium import GoTownEnv
 
     torch.set_num_threads(1)  # a small network: one thread is fastest, and leaves a core free
-    env = Monitor(GoTownEnv(players=players, opponents=[opponent], illegal="raise"))
+    env = DummyVecEnv(
+        [
+            lambda: Monitor(GoTownEnv(players=players, opponents=[opponent], illegal="raise"))
+            for _ in range(envs)
+        ]
+    )
     deadline = time.monotonic() + minutes * 60
     results: list[float] = []
     curve: list[tuple[int, float]] = []
@@ -101,8 +109,10 @@ def evaluate(path: Path, against: tuple[str, ...], games: int, players: int, see
 @click.option("--opponent", default="easy", show_default=True, help="The bot trained against.")
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--n-steps", type=click.IntRange(min=2), default=2048, show_default=True,
-              help="PPO's steps per update.")  # fmt: skip
+@click.option("--envs", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Games played side by side.")  # fmt: skip
+@click.option("--n-steps", type=click.IntRange(min=2), default=256, show_default=True,
+              help="PPO's steps per update, per game played side by side.")  # fmt: skip
 @click.option("--batch-size", type=click.IntRange(min=2), default=256, show_default=True)
 @click.option("--window", type=click.IntRange(min=1), default=200, show_default=True,
               help="Games per point of the learning curve.")  # fmt: skip
@@ -122,6 +132,7 @@ def main(
     opponent: str,
     players: int,
     seed: int,
+    envs: int,
     n_steps: int,
     batch_size: int,
     window: int,
@@ -140,7 +151,7 @@ def main(
         except ValueError as error:
             raise click.BadParameter(str(error)) from None
     started = time.monotonic()
-    model, curve = train(minutes, steps, opponent, players, seed, n_steps, batch_size, window)
+    model, curve = train(minutes, steps, opponent, players, seed, envs, n_steps, batch_size, window)
     model.save(out)
     click.echo(
         f"trained {model.num_timesteps:,} steps in {time.monotonic() - started:.0f} s; saved {out}"

@@ -37,7 +37,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     spec.loader.exec_module(example)
     folder = tmp_path_factory.mktemp("ppo")
     model, curve = folder / "ppo.zip", folder / "curve.csv"
-    args = ["--steps", "2048", "--n-steps", "512", "--batch-size", "128", "--window", "4"]
+    args = ["--steps", "2048", "--envs", "2", "--n-steps", "512", "--batch-size", "128"]
+    args += ["--window", "4"]
     args += ["--out", str(model), "--curve", str(curve), "--plot", str(folder / "curve.png")]
     args += ["--eval-games", "2", "--eval-against", "random"]
     result = CliRunner().invoke(example.main, args)
