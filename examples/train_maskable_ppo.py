@@ -2,10 +2,11 @@
 
 The learner plays one seat of ``GoTown-v0`` (:mod:`gotown.rl.gymnasium`) against a bot
 (``easy`` by default) in ``--envs`` games side by side, its seat drawn anew each game, with the
-illegal actions masked out. It trains for ``--minutes`` (or ``--steps``), saves the model, writes its learning curve (the win
-rate of the last games against the training bot, by steps) and evaluates it with the
-tournament against ``random``, ``easy`` and ``medium``, seats rotated. The saved model is a bot
-level afterwards: ``gotown tournament ppo:path=ppo-gotown.zip medium``.
+illegal actions masked out. It trains for ``--minutes`` (or ``--steps``), saves the model,
+writes its learning curve (the win rate of the last games against the training bot, by steps)
+and evaluates it with the tournament against ``random``, ``easy`` and ``medium``, seats
+rotated. The saved model is a bot level afterwards:
+``gotown tournament ppo:path=ppo-gotown.zip medium``.
 
     .venv/bin/python examples/train_maskable_ppo.py --minutes 30 --out ppo-gotown.zip \\
         --curve ppo-curve.csv --plot ppo-curve.png --eval-games 400
