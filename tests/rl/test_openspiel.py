@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import ismcts, mcts
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough, ismcts, mcts
 from open_spiel.python.observation import make_observation
 
 from gotown.engine import Game
@@ -204,3 +205,17 @@ def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
         result = module.play(index, iterations=5, uct_c=2.0, turn_limit=40)
         assert result.winner in ("hard", "openspiel", None)
         assert result.hard_times and result.openspiel_times
+
+
+PLAYTHROUGH = Path(__file__).resolve().parent / "data" / "python_gotown_playthrough.txt"
+
+
+def test_the_golden_playthrough_replays_unchanged() -> None:
+    """OpenSpiel's playthrough of a short game: every observation and information state of
+    each player at each step, so that a diff shows what a change lets a player see. After a
+    deliberate change, write it anew with ``generate_playthrough.playthrough(
+    "python_gotown(turn_limit=4)", None, seed=3)`` (``open_spiel.python.algorithms``)."""
+    if not flags.FLAGS.is_parsed():  # (the generator reads an absl flag, with its default)
+        flags.FLAGS.mark_as_parsed()
+    original, new = generate_playthrough.replay(str(PLAYTHROUGH))
+    assert new == original
