@@ -104,6 +104,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.seat = 0
         self.bots: dict[int, Bot] = {}
         self._views = SeatViews(self.game)
+        self._lost = False  # (an illegal action ended the episode, the game left as it was)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -118,6 +119,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             if seat is None:
                 seat = int(self.np_random.integers(self.players))
             self.seat = seat
+            self._lost = False
             self.game = Game.new(self.players, deal, self.options)
             self._views = SeatViews(self.game)
             others = [s for s in range(self.players) if s != seat]
@@ -135,7 +137,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self.game
-        if game.is_over:
+        if game.is_over or self._lost:
             raise InvalidActionError("the episode is over: call reset()")
         try:
             play_index(game, action)
@@ -145,6 +147,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
                 raise
             info = self._info()
             info["illegal_action"] = str(error)
+            self._lost = True
             return self.observation(), -1.0, True, False, info
         self._play_bots()
         reward = returns(game)[self.seat]

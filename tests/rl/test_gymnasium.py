@@ -89,7 +89,10 @@ def test_an_illegal_action_loses_or_raises_and_the_game_stays_as_it_was() -> Non
             _, reward, terminated, truncated, info = env.step(bad)
             assert (reward, terminated, truncated) == (-1.0, True, False)
             assert "R" in info["illegal_action"]
+            with pytest.raises(InvalidActionError, match="the episode is over"):
+                env.step(int(np.flatnonzero(info["action_mask"])[0]))
         assert env.game.to_position() == before
+        env.reset(seed=3)
         with pytest.raises(InvalidActionError, match="outside the space"):
             env.step(999)
 
