@@ -243,7 +243,8 @@ def tournament(
     iterations, work (a cap on simulated actions per decision, whatever the number of
     players; by default only 3 or 4 players have one), seconds (a time cap: it makes the
     choices depend on the machine's speed and load), exploration, epsilon (0 to 1) and
-    rollout_turns; easy and medium take noise (0 to 1, the share of random moves). Example:
+    rollout_turns; easy and medium take noise (0 to 1, the share of random moves). With the rl
+    extra, ppo:path=FILE seats a policy trained by examples/train_maskable_ppo.py. Example:
     `gotown tournament hard:iterations=2000 hard`. A bot is named by its spec written one
     way (parameters in that order, a level's own values left out: hard:iterations=1000 is
     hard), and the same one twice as hard, hard#2.
@@ -275,6 +276,13 @@ def tournament(
     )
     from .bots import canonical_spec
 
+    if any(spec.partition(":")[0] == "ppo" for spec in bots):
+        try:  # a trained policy's level lives in gotown.rl, above the bots: added here
+            from .rl.policy import register_ppo_level
+        except ImportError as error:
+            needs = f"the ppo level needs the rl extra (pip install 'gotown[rl]'): {error}"
+            raise click.BadParameter(needs, param_hint="BOTS") from None
+        register_ppo_level()
     try:  # one name per bot however its spec is written (what --resume compares)
         specs = [canonical_spec(spec) for spec in bots]
     except ValueError as error:

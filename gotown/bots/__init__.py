@@ -22,6 +22,10 @@ Levels, weakest first:
 - ``expert``: the same search with :data:`EXPERT_ITERATIONS` iterations and
   :data:`EXPERT_WORK`.
 
+A package above the bots may add a level (``ppo``, a trained policy, from :mod:`gotown.rl`)
+with :func:`register_level`; the bots import only the engine, so the composing layer (the CLI)
+registers it. Such a level reads its own parameters: ``ppo:path=FILE``.
+
 A *bot spec* names a level and, optionally, changes its settings, to measure other budgets or
 settings without a new level (``gotown tournament hard:iterations=2000 medium``):
 ``LEVEL:NAME=VALUE[,NAME=VALUE...]`` (:func:`parse_bot_spec`, :func:`bot_from_spec`; the
@@ -34,7 +38,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +64,29 @@ EXPERT_WORK: dict[int, int | None] = {2: None, 3: 200_000, 4: 200_000}
 #: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
 HINT_ITERATIONS = EXPERT_ITERATIONS
 HINT_SECONDS = 0.8
+
+
+@dataclass(frozen=True)
+class ExtraLevel:
+    """A level added by :func:`register_level`: ``check(spec)`` raises ``ValueError`` naming
+    what is wrong with a spec, ``make(spec, seed)`` returns its bot."""
+
+    check: Callable[[str], None]
+    make: Callable[[str, int], Bot]
+
+
+#: The levels added with :func:`register_level`, by name.
+EXTRA_LEVELS: dict[str, ExtraLevel] = {}
+
+
+def register_level(
+    level: str, check: Callable[[str], None], make: Callable[[str, int], Bot]
+) -> None:
+    """Add ``level`` to the specs that :func:`parse_bot_spec`, :func:`canonical_spec` and
+    :func:`bot_from_spec` accept (again: the same name replaces its functions)."""
+    if level in LEVELS or not re.fullmatch(r"[a-z][a-z0-9-]*", level):
+        raise ValueError(f"{level!r} cannot be added as a bot level")
+    EXTRA_LEVELS[level] = ExtraLevel(check, make)
 
 
 def make_bot(level: str, seed: int) -> Bot:
@@ -134,6 +161,9 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, int | float]]:
     ``LEVEL:NAME=VALUE[,NAME=VALUE...]``.
     """
     level, colon, rest = spec.partition(":")
+    if level in EXTRA_LEVELS:
+        EXTRA_LEVELS[level].check(spec)
+        return level, {}  # (its parameters are its own: bot_from_spec passes it the spec)
     if level not in LEVELS:
         raise ValueError(
             f"bot {spec!r}: unknown bot level {level!r}; the levels are {', '.join(LEVELS)}"
@@ -185,6 +215,8 @@ def canonical_spec(spec: str) -> str:
     ``hard:epsilon=0.2,iterations=2000`` and ``hard:iterations=2000,epsilon=0.20`` are both
     ``hard:iterations=2000,epsilon=0.2``, and ``medium:noise=0`` is ``medium``."""
     level, params = parse_bot_spec(spec)
+    if level in EXTRA_LEVELS:
+        return spec
     defaults = _level_defaults(level)
     parts = [
         f"{name}={_plain(value)}"
@@ -211,6 +243,8 @@ def bot_from_spec(spec: str, seed: int) -> Bot:
     """A new bot from a spec (:func:`parse_bot_spec`), reproducible from ``seed``; a plain level
     gives the bot :func:`make_bot` gives. Its name is the spec."""
     level, params = parse_bot_spec(spec)
+    if level in EXTRA_LEVELS:
+        return EXTRA_LEVELS[level].make(spec, seed)
     return _new_bot(level, spec, seed, params)
 
 
@@ -253,11 +287,13 @@ __all__ = [
     "EASY_NOISE",
     "EXPERT_ITERATIONS",
     "EXPERT_WORK",
+    "EXTRA_LEVELS",
     "HARD_ITERATIONS",
     "HARD_WORK",
     "LEVELS",
     "Bot",
     "BotParameter",
+    "ExtraLevel",
     "RandomBot",
     "RuleBot",
     "SearchBot",
@@ -267,4 +303,5 @@ __all__ = [
     "hint",
     "make_bot",
     "parse_bot_spec",
+    "register_level",
 ]

@@ -1,0 +1,117 @@
+"""OpenSpiel's own ISMCTS against our ``hard``, two players, seats rotated.
+
+OpenSpiel's ``ISMCTSBot`` (its implementation, as it ships: a random-rollout evaluator, one
+rollout a leaf, UCT constant ``--uct-c``) plays ``python_gotown`` (:mod:`gotown.rl.openspiel`)
+with as many simulations a decision as ``hard`` has iterations
+(:data:`gotown.bots.HARD_ITERATIONS`), against ``hard`` itself; game ``i`` is dealt from seed
+``i`` and OpenSpiel's bot sits in seat ``i % 2``. It prints ``hard``'s win rate with its 95%
+(Wilson) interval, games without a winner (turn limit), and each side's median and 95th
+percentile time a decision.
+
+    .venv/bin/python benchmarks/openspiel_vs_hard.py --games 500 --workers 2
+
+``--iterations`` changes both sides' budget at once (a quick look: ``--iterations 100``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import click
+from rich.progress import Progress
+
+
+@dataclass(frozen=True)
+class Result:
+    winner: str | None  # "hard", "openspiel" or None
+    hard_times: tuple[float, ...]
+    openspiel_times: tuple[float, ...]
+
+
+def play(index: int, iterations: int, uct_c: float, turn_limit: int) -> Result:
+    """Game ``index``: dealt from seed ``index``, OpenSpiel's bot in seat ``index % 2``."""
+    import time
+
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from gotown.bots import bot_from_spec, hashed_seed
+    from gotown.rl import engine_to_action
+    from gotown.rl.openspiel import SEED_BYTES
+
+    game = pyspiel.load_game("python_gotown", {"players": 2, "turn_limit": turn_limit})
+    rng = np.random.RandomState(index)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    theirs = ismcts.ISMCTSBot(game, evaluator, uct_c, max_simulations=iterations, random_state=rng)
+    ours = bot_from_spec(f"hard:iterations={iterations}", hashed_seed(f"vs-openspiel {index}"))
+    their_seat = index % 2
+    state = game.new_initial_state()
+    for byte in index.to_bytes(SEED_BYTES, "big"):
+        state.apply_action(byte)
+    times: dict[int, list[float]] = {0: [], 1: []}
+    while not state.is_terminal():
+        seat = state.current_player()
+        started = time.perf_counter()
+        if seat == their_seat:
+            action = theirs.step(state)
+        else:
+            engine = state.engine
+            choice = ours.choose(engine.view(seat), engine.legal_actions())
+            action = engine_to_action(choice, 2, engine.options, seat=seat)
+        times[seat].append(time.perf_counter() - started)
+        state.apply_action(action)
+    outcome = state.engine.outcome()
+    winner = None
+    if outcome is not None and outcome.winner is not None:
+        winner = "openspiel" if outcome.winner == their_seat else "hard"
+    return Result(winner, tuple(times[1 - their_seat]), tuple(times[their_seat]))
+
+
+def _times(values: list[float]) -> str:
+    if not values:
+        return "-"
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return f"median {statistics.median(ordered) * 1000:.0f} ms, 95th percentile {p95 * 1000:.0f} ms"
+
+
+@click.command()
+@click.option("--games", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--iterations", type=click.IntRange(min=1), default=None,
+              help="Both sides' budget (default: hard's iterations).")  # fmt: skip
+@click.option("--uct-c", type=float, default=2.0, show_default=True,
+              help="ISMCTSBot's exploration constant.")  # fmt: skip
+@click.option("--turn-limit", type=click.IntRange(min=1), default=300, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+def main(games: int, iterations: int | None, uct_c: float, turn_limit: int, workers: int) -> None:
+    """Play OpenSpiel's ISMCTSBot against hard and print the result."""
+    from gotown.analysis.tournament import wilson
+    from gotown.bots import HARD_ITERATIONS
+
+    budget = iterations or HARD_ITERATIONS
+    results: list[Result] = []
+    with ProcessPoolExecutor(workers) as pool, Progress() as progress:
+        task = progress.add_task("games", total=games)
+        futures = [pool.submit(play, i, budget, uct_c, turn_limit) for i in range(games)]
+        for future in futures:
+            results.append(future.result())
+            progress.advance(task)
+    wins = sum(r.winner == "hard" for r in results)
+    losses = sum(r.winner == "openspiel" for r in results)
+    low, high = wilson(wins, len(results))
+    click.echo(
+        f"{len(results)} games, {budget} iterations a decision each side: hard won {wins} "
+        f"({wins / len(results):.1%}, 95% {low:.1%} to {high:.1%}), OpenSpiel's ISMCTS won "
+        f"{losses}, {len(results) - wins - losses} without a winner"
+    )
+    click.echo(f"hard: {_times([t for r in results for t in r.hard_times])} a decision")
+    click.echo(
+        f"OpenSpiel ISMCTS: {_times([t for r in results for t in r.openspiel_times])} a decision"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""GoTown as a single-agent Gymnasium environment: one seat learns, our bots play the others.
+
+>>> import gymnasium, gotown.rl
+>>> env = gymnasium.make("GoTown-v0", players=2, opponents=["medium"])
+>>> observation, info = env.reset(seed=1)
+>>> done = False
+>>> while not done:
+...     action = env.action_space.sample(info["action_mask"])
+...     observation, reward, terminated, truncated, info = env.step(action)
+...     done = terminated or truncated
+
+The observation is :func:`gotown.rl.encode_view` of the learner's seat; the legal actions are
+``info["action_mask"]`` and ``env.unwrapped.action_masks()`` (sb3-contrib's MaskablePPO asks
+the latter). The reward is +1 for a win, -1 for a loss, 0 otherwise; a turn limit (R23)
+truncates. The learner's seat is random each episode unless ``seat`` names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from gotown.bots import Bot, bot_from_spec, hashed_seed
+from gotown.engine import Game, GoTownError, InvalidActionError, Options
+
+from .encoding import (
+    DEFAULT_TURN_LIMIT,
+    SeatViews,
+    action_mask,
+    action_to_engine,
+    observation_high,
+    observation_size,
+    observe,
+    play_index,
+    returns,
+    space_of,
+)
+from .pettingzoo import RENDER_MODES, render
+
+ILLEGAL_CHOICES = ("lose", "raise")
+#: Deals a reset tries before it gives up on reaching a turn of the learner.
+_DEALS = 100
+
+
+class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """One seat of a game against bots (``opponents``: one bot spec per other seat, or one
+    for all; :func:`gotown.bots.bot_from_spec`). ``options`` are the R23 options by name
+    (``turn_limit`` defaults to :data:`~gotown.rl.encoding.DEFAULT_TURN_LIMIT`).
+
+    ``illegal`` says what an illegal action does. ``"lose"`` (the default): the game is left as
+    it was, the episode ends with -1 and ``info["illegal_action"]`` names the rule, as
+    PettingZoo's classic games do; Gymnasium's action space has no mask, so its own checker
+    and unmasked learners try such actions. ``"raise"``: the engine's error, naming the rule.
+    An index outside the action space always raises.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(
+        self,
+        players: int = 2,
+        opponents: Sequence[str] = ("medium",),
+        seat: int | None = None,
+        illegal: str = "lose",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
+        if illegal not in ILLEGAL_CHOICES:
+            raise ValueError(f"illegal={illegal!r} is not one of {', '.join(ILLEGAL_CHOICES)}")
+        options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
+        self.options = Options.from_json(options)
+        Game.new(players, 0, self.options)  # refuses bad players and options now
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        specs = list(opponents)
+        if len(specs) == 1:
+            specs *= players - 1
+        if len(specs) != players - 1:
+            raise ValueError(
+                f"{len(specs)} opponents for {players} players: name one bot per other seat, "
+                "or one for all"
+            )
+        for spec in specs:
+            bot_from_spec(spec, 0)  # refuses an unknown level or parameter now
+        if seat is not None and (type(seat) is not int or not 0 <= seat < players):
+            raise ValueError(f"seat {seat!r} does not exist: seats are 0 to {players - 1} (R1)")
+        self.players = players
+        self.opponents = specs
+        self.fixed_seat = seat
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self._space = space_of(players, self.options)
+        size = observation_size(players)
+        self.observation_space = spaces.Box(0, observation_high(players), (size,), np.float32)
+        self.action_space = spaces.Discrete(self._space.size)
+        self.game = Game.new(players, 0, self.options)
+        self.seat = 0
+        self.bots: dict[int, Bot] = {}
+        self._views = SeatViews(self.game)
+        self._lost = False  # (an illegal action ended the episode, the game left as it was)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new game dealt from the environment's random generator (seeded by ``seed``), the
+        bots playing until the learner's first turn. A game over before the learner acts
+        (a turn limit of one turn, say) is dealt again. ``options`` is not used."""
+        super().reset(seed=seed)
+        for _ in range(_DEALS):
+            deal = int(self.np_random.integers(2**62))
+            seat = self.fixed_seat
+            if seat is None:
+                seat = int(self.np_random.integers(self.players))
+            self.seat = seat
+            self._lost = False
+            self.game = Game.new(self.players, deal, self.options)
+            self._views = SeatViews(self.game)
+            others = [s for s in range(self.players) if s != seat]
+            self.bots = {
+                s: bot_from_spec(spec, hashed_seed(f"gymnasium {deal} {s}"))
+                for s, spec in zip(others, self.opponents, strict=True)
+            }
+            self._play_bots()
+            if not self.game.is_over:
+                return self.observation(), self._info()
+        raise ValueError(
+            f"{_DEALS} games in a row ended before seat {self.seat} could act: the turn limit "
+            f"({self.options.turn_limit}) leaves it no turn (R23)"
+        )
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        game = self.game
+        if game.is_over or self._lost:
+            raise InvalidActionError("the episode is over: call reset()")
+        try:
+            play_index(game, action)
+        except GoTownError as error:
+            action_to_engine(action, self.players, self.options)  # out of range: always raise
+            if self.illegal == "raise":
+                raise
+            info = self._info()
+            info["illegal_action"] = str(error)
+            self._lost = True
+            return self.observation(), -1.0, True, False, info
+        self._play_bots()
+        reward = returns(game)[self.seat]
+        outcome = game.outcome()
+        terminated = outcome is not None and outcome.winner is not None
+        truncated = outcome is not None and outcome.winner is None
+        return self.observation(), reward, terminated, truncated, self._info()
+
+    def observation(self) -> np.ndarray:
+        """The learner's observation now (what ``reset`` and ``step`` return)."""
+        return observe(self.game, self.seat)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, as booleans (sb3-contrib's MaskablePPO calls this)."""
+        return self._mask().astype(bool)
+
+    def render(self) -> str | None:
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
+        is shown (R22)."""
+        return render(self.game, self.render_mode)
+
+    def _play_bots(self) -> None:
+        game = self.game
+        if self._views.game is not game:  # (a game set from outside)
+            self._views = SeatViews(game)
+        while not game.is_over and game.active != self.seat:
+            seat = game.active
+            legal = game.legal_actions()
+            action = self.bots[seat].choose(self._views.view(seat), legal)
+            if action in legal:
+                game.apply_unchecked(action)
+            else:
+                game.apply(action)  # a bot's mistake: the engine names the rule
+
+    def _mask(self) -> np.ndarray:
+        game = self.game
+        if game.is_over or game.active != self.seat:
+            return np.zeros(self._space.size, dtype=np.int8)
+        return action_mask(game.legal_actions(), self.seat, self.players, self.options)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask(), "seat": self.seat}

@@ -1,0 +1,176 @@
+"""GoTown as a PettingZoo AEC environment: one agent per seat, ``player_0`` to ``player_3``.
+
+>>> from gotown.rl.pettingzoo import env
+>>> table = env(players=3, dog_placement="any")
+>>> table.reset(seed=1)
+>>> for agent in table.agent_iter():
+...     observation, reward, termination, truncation, info = table.last()
+...     if termination or truncation:
+...         action = None
+...     else:
+...         action = table.action_space(agent).sample(observation["action_mask"])
+...     table.step(action)
+
+Each observation is a Dict of ``observation`` (:func:`gotown.rl.encode_view`, relative to the
+agent's seat) and ``action_mask`` (int8, 1 for each legal action; all zero for an agent whose
+turn it is not). Rewards come at the end only: +1 for the winner, -1 for the others; a game
+ended by its turn limit gives 0 to all and is a *truncation* (cut, not decided), a win a
+*termination*. An illegal or out-of-range action raises the engine's error naming the rule and
+leaves the game as it was (no silent penalty).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gotown.engine import Game, InvalidActionError, Options
+
+from .encoding import (
+    DEFAULT_TURN_LIMIT,
+    action_mask,
+    observation_high,
+    observation_size,
+    observe,
+    play_index,
+    returns,
+    space_of,
+)
+
+#: ``"ansi"`` returns the public table as text, ``"human"`` prints it.
+RENDER_MODES = ("ansi", "human")
+
+
+def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The environment, wrapped as PettingZoo's classic games are (``step`` before ``reset``
+    is refused). ``options`` are the R23 options by name (``turn_limit`` defaults to
+    :data:`DEFAULT_TURN_LIMIT`; ``turn_limit=None`` plays on without a limit)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(players, render_mode, **options))
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name for it)
+    """The unwrapped AEC environment (:func:`env` wraps it)."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "gotown_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, players: int = 2, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
+        options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
+        self.options = Options.from_json(options)
+        Game.new(players, 0, self.options)  # refuses bad players and options now, not at reset
+        self.players = players
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._space = space_of(players, self.options)
+        size = observation_size(players)
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, observation_high(players), (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self._space.size,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(self._space.size)
+        self._no_actions = np.zeros(self._space.size, dtype=np.int8)
+        self.game: Game = Game.new(players, 0, self.options)
+        self._rng = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game, dealt from ``seed`` (from the previous seed's sequence when None).
+        ``options`` is PettingZoo's reset argument and is not used: the R23 options are the
+        environment's own."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        deal = int(self._rng.integers(2**63 - 1)) if seed is None else seed
+        self.game = Game.new(self.players, deal, self.options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.active]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        game = self.game
+        if seat == game.active and not game.is_over:
+            mask = action_mask(game.legal_actions(), seat, self.players, self.options)
+        else:
+            mask = self._no_actions.copy()
+        return {"observation": observe(game, seat), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise InvalidActionError(f"{agent} is to act: None is no action")
+        self._cumulative_rewards[agent] = 0.0
+        game = self.game
+        play_index(game, action)
+        if game.is_over:
+            outcome = game.outcome()
+            decided = outcome is not None and outcome.winner is not None
+            for agent_name, result in zip(self.agents, returns(game), strict=True):
+                self.rewards[agent_name] = result
+                self.terminations[agent_name] = decided
+                self.truncations[agent_name] = not decided
+        else:
+            self.agent_selection = self.possible_agents[game.active]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
+        is shown (R22)."""
+        return render(self.game, self.render_mode)
+
+    def close(self) -> None:
+        pass
+
+
+def render(game: Game, mode: str | None) -> str | None:
+    """What ``render()`` gives in ``mode``: the text, printed for "human"."""
+    if mode is None:
+        return None
+    text = render_text(game)
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
+
+def render_text(game: Game) -> str:
+    """The public view as a few lines of text: turn, towers, hand sizes, piles."""
+    view = game.public_view()
+    lines = [f"turn {view.turn}, seat {view.active} to play"]
+    outcome = game.outcome()
+    if outcome is not None:
+        lines[0] = f"turn {view.turn}: " + (
+            f"seat {outcome.winner} won" if outcome.winner is not None else "turn limit reached"
+        )
+    for seat in range(view.players):
+        floors = " ".join("+".join(floor) for floor in view.towers[seat]) or "-"
+        extra = " milkshake" * view.milkshakes[seat]
+        lines.append(f"seat {seat}: {view.hand_sizes[seat]} cards, tower {floors}{extra}")
+    donut = ", donut truck on the table" if view.donut else ""
+    lines.append(f"draw pile {view.draw_size}, discard pile {len(view.discard)}{donut}")
+    return "\n".join(lines)

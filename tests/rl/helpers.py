@@ -1,0 +1,57 @@
+"""Games to test the learning environments on: random play, and the same position with every
+hidden card changed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from gotown.engine import Game
+
+#: The option sets whose action spaces differ (targets added), and two that change play only.
+OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"dog_placement": "any"},
+    {"bone_targets": "any"},
+    {"dog_placement": "any", "bone_targets": "any", "dogs_per_floor": "unlimited"},
+    {"win_floors": 4, "milkshake_stacking": "stack", "milkshake_blocks_refill": False},
+]
+
+
+def random_positions(
+    players: int, seed: int, options: dict[str, Any] | None = None, turn_limit: int = 200
+) -> Iterator[Game]:
+    """Every position of one game of random legal play (the game itself, as it goes)."""
+    rng = random.Random(seed)
+    game = Game.new(players, seed, {**(options or {}), "turn_limit": turn_limit})
+    yield game
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+        yield game
+
+
+def with_hidden_cards_changed(game: Game, seat: int, seed: int) -> Game | None:
+    """The same position with the cards ``seat`` cannot see (other hands, the draw pile's order)
+    dealt anew at random, hand sizes kept; None when no hidden card could change (R22)."""
+    position = game.to_position()
+    hidden = [code for s, hand in enumerate(position["hands"]) if s != seat for code in hand]
+    hidden += position["draw"]
+    rng = random.Random(seed)
+    for _ in range(20):
+        shuffled = hidden[:]
+        rng.shuffle(shuffled)
+        changed: dict[str, Any] = {**position, "hands": [], "draw": []}
+        taken = 0
+        for s, hand in enumerate(position["hands"]):
+            if s == seat:
+                changed["hands"].append(hand)
+            else:
+                changed["hands"].append(sorted(shuffled[taken : taken + len(hand)]))
+                taken += len(hand)
+        changed["draw"] = shuffled[taken:]
+        other = Game.from_position(changed)
+        if other.to_position() != game.to_position():
+            return other
+    return None

@@ -1,0 +1,221 @@
+"""The OpenSpiel game passes OpenSpiel's own checks, its bots play it, and no information state
+holds a card the player may not see (R22)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+import pytest
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough, ismcts, mcts
+from open_spiel.python.observation import make_observation
+
+from gotown.engine import Game
+from gotown.rl import encode_view
+from gotown.rl.openspiel import SEED_BYTES, GoTownState
+
+PARAMS = [
+    {"players": 2},
+    {"players": 3, "dog_placement": "any", "bone_targets": "any", "dogs_per_floor": 0},
+    {"players": 4, "win_floors": 4, "first_player": 2, "turn_limit": 60},
+]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_random_sim_test_passes_with_serialization(params: dict[str, object]) -> None:
+    game = pyspiel.load_game("python_gotown", params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_openspiels_own_games_sim_test_passes(players: int) -> None:
+    # The check OpenSpiel runs on every registered game: random play with clone, pickle and
+    # serialization checks at each step, returns within the utility bounds.
+    from open_spiel.python.tests.games_sim_test import GamesSimTest
+
+    GamesSimTest().sim_game(pyspiel.load_game("python_gotown", {"players": players}))
+
+
+def test_the_public_observer_shows_no_hand() -> None:
+    game = pyspiel.load_game("python_gotown")
+    public = make_observation(
+        game,
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
+    state = _random_states(game, seed=8, every=10)[3]
+    public.set_from(state, 0)
+    assert public.dict["hand"].sum() == 0 and " hand " not in public.string_from(state, 0)
+    private = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    private.set_from(state, 0)
+    assert private.dict["hand"].sum() > 0
+    assert np.array_equal(public.tensor[17:], private.tensor[17:])  # the rest is public
+
+
+def _random_states(game: pyspiel.Game, seed: int, every: int = 1) -> list[pyspiel.State]:
+    """The states of one game of random play (chance included), every ``every``-th."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    states = []
+    while not state.is_terminal():
+        if state.move_number() % every == 0:
+            states.append(state.clone())
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return [*states, state]
+
+
+def test_games_sim_test_checks_clone_pickle_and_serialization() -> None:
+    # What OpenSpiel's games_sim_test asks of each registered game.
+    game = pyspiel.load_game("python_gotown", {"players": 3})
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    assert pickle.loads(pickle.dumps(game.get_type())) == game.get_type()
+    assert game.min_utility() < game.max_utility()
+    states = _random_states(game, seed=1, every=7)
+    for state in states:
+        clone = state.clone()
+        assert str(clone) == str(state) and clone.history() == state.history()
+        assert str(pickle.loads(pickle.dumps(state))) == str(state)
+        new_game, new_state = pyspiel.deserialize_game_and_state(
+            pyspiel.serialize_game_and_state(game, state)
+        )
+        assert str(new_game) == str(game) and str(new_state) == str(state)
+        if not state.is_terminal():
+            action = state.legal_actions()[0]
+            state.apply_action(action)
+            clone.apply_action(action)
+            assert str(clone) == str(state)
+    final = states[-1]
+    assert final.is_terminal() and final.legal_actions() == []
+    assert sorted(final.returns()) in ([-1.0, -1.0, 1.0], [0.0, 0.0, 0.0])
+
+
+def test_chance_picks_the_seed_that_deals_the_game() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for byte in (0, 1, 2, 3)[:SEED_BYTES]:
+        assert state.is_chance_node() and len(state.chance_outcomes()) == 256
+        state.apply_action(byte)
+    assert not state.is_chance_node()
+    assert state.engine == Game.new(2, 0x00010203, {"turn_limit": 500})
+    assert state.history()[:SEED_BYTES] == [0, 1, 2, 3]
+    replay = game.new_initial_state()
+    for action in state.history():
+        replay.apply_action(action)
+    assert str(replay) == str(state)
+
+
+def test_the_tensors_are_the_encoding_relative_to_the_player() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 3})
+    for state in _random_states(game, seed=2, every=5)[1:]:
+        if not isinstance(state, GoTownState) or not state.is_dealt:
+            continue
+        for player in range(3):
+            expected = encode_view(state.engine.view(player))
+            assert np.array_equal(np.array(state.observation_tensor(player)), expected)
+            info = np.array(state.information_state_tensor(player))
+            assert np.array_equal(info[: expected.size], expected)
+            history = info[expected.size :].reshape(3, -1)
+            assert history.sum() == len(state.engine.actions)
+
+
+def test_an_illegal_action_is_refused() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for _ in range(SEED_BYTES):
+        state.apply_action(7)
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises(pyspiel.SpielError):
+        state.apply_action_with_legality_check(illegal)
+
+
+def test_bad_parameters_are_refused_naming_them() -> None:
+    with pytest.raises(ValueError, match="2 to 4 players"):
+        pyspiel.load_game("python_gotown", {"players": 5})
+    with pytest.raises(ValueError, match="turn_limit 0"):
+        pyspiel.load_game("python_gotown", {"turn_limit": 0})
+    with pytest.raises(ValueError, match="dog_placement"):
+        pyspiel.load_game("python_gotown", {"dog_placement": "roof"})
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_no_leak_a_resampled_world_looks_the_same_to_the_player(players: int) -> None:
+    """Every observation and information state of the player is the same in the world that
+    resample_from_infostate deals anew (other hands and the draw pile changed), as ISMCTS
+    requires and R22 demands; the other seats' hidden cards did change."""
+    game = pyspiel.load_game("python_gotown", {"players": players})
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    changed = 0
+    for state in _random_states(game, seed=3, every=3):
+        if state.is_chance_node() or state.is_terminal():
+            continue
+        player = state.current_player()
+        world = state.resample_from_infostate(player, sampler)
+        for method in ("information_state_string", "observation_string"):
+            assert getattr(world, method)(player) == getattr(state, method)(player)
+        for method in ("information_state_tensor", "observation_tensor"):
+            assert getattr(world, method)(player) == getattr(state, method)(player)
+        assert world.legal_actions() == state.legal_actions()
+        hidden = world.engine.to_position()["hands"], world.engine.to_position()["draw"]
+        changed += hidden != (
+            state.engine.to_position()["hands"],
+            state.engine.to_position()["draw"],
+        )
+    assert changed > 5
+
+
+def _play(game: pyspiel.Game, bots: list[pyspiel.Bot], seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.integers(256)))
+        else:
+            action = bots[state.current_player()].step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    return state.returns()
+
+
+def test_openspiel_ismcts_and_mcts_bots_play_a_game() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2, "turn_limit": 20})
+    rng = np.random.RandomState(1)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bots = [
+        ismcts.ISMCTSBot(game, evaluator, 2.0, max_simulations=30, random_state=rng),
+        mcts.MCTSBot(game, 2.0, 30, evaluator, random_state=rng),
+    ]
+    returns = _play(game, bots, seed=4)
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_vs_hard.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_openspiel_vs_hard", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks its module up)
+    spec.loader.exec_module(module)
+    for index in (0, 1):  # OpenSpiel's bot in seat 0, then in seat 1
+        result = module.play(index, iterations=5, uct_c=2.0, turn_limit=40)
+        assert result.winner in ("hard", "openspiel", None)
+        assert result.hard_times and result.openspiel_times
+
+
+PLAYTHROUGH = Path(__file__).resolve().parent / "data" / "python_gotown_playthrough.txt"
+
+
+def test_the_golden_playthrough_replays_unchanged() -> None:
+    """OpenSpiel's playthrough of a short game: every observation and information state of
+    each player at each step, so that a diff shows what a change lets a player see. After a
+    deliberate change, write it anew with ``generate_playthrough.playthrough(
+    "python_gotown(turn_limit=4)", None, seed=3)`` (``open_spiel.python.algorithms``)."""
+    if not flags.FLAGS.is_parsed():  # (the generator reads an absl flag, with its default)
+        flags.FLAGS.mark_as_parsed()
+    original, new = generate_playthrough.replay(str(PLAYTHROUGH))
+    assert new == original
