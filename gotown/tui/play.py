@@ -302,14 +302,14 @@ class PlayApp(TableApp):
         if not getattr(self, "_finished", False):
             self._finished = True
             log.write("Hands at the end: " + "; ".join(hands) + ".")
-        text = words.outcome_text(view, names)
+        text = words.outcome_text(view, names) + " Press r for a rematch, q to quit."
         if self.save_path:
             try:
                 self.table.save(self.save_path)
                 text += f" Saved to {self.save_path}."
             except OSError as error:
                 text += f" Could not save to {self.save_path}: {error.strerror}."
-        self.say(text + " Press r for a rematch, q to quit.")
+        self.say(text)
         self.bind("r", "rematch", description="Rematch")
         self.refresh_bindings()
 

@@ -22,7 +22,7 @@ class Setup:
 
     players: int = 2
     people: int = 1
-    bots: tuple[str, ...] = ("medium",)
+    bots: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     seed: int | None = None
     options: Options = field(default_factory=Options)

@@ -56,7 +56,7 @@ def board_text(view: View, names: Sequence[str], away: Sequence[int] = ()) -> Te
                 if card == "?":
                     out.append(f"={9 - int(floor[0])}")
             if len(floor) > 2:
-                out.append("+dog" * (len(floor) - 2), style="bold yellow")
+                out.append("+" + "D" * (len(floor) - 2), style="bold yellow")
             out.append(" ")
         out.append(f" {len(tower)}/{view.options.win_floors}\n", style="dim")
     out.append(f"Draw pile {view.draw_size}  Discard pile {len(view.discard)}")
@@ -64,6 +64,7 @@ def board_text(view: View, names: Sequence[str], away: Sequence[int] = ()) -> Te
         out.append(f" (top: {words.card_name(view.discard[-1])})")
     if view.donut:
         out.append("  Donut truck on the table", style="bold cyan")
+    out.append("\nFloors count from 0. +D: guard dog. ?=n: joker as n.", style="dim")
     return out
 
 
@@ -141,6 +142,8 @@ class ActionList(OptionList):
             Option(f"{action!s:<16} {words.describe_action(action, view, names)}")
             for action in actions
         )
+        if actions:
+            self.highlighted = 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -84,12 +84,12 @@ def hand_groups(hand: Sequence[str]) -> list[list[int]]:
 
 
 def floor_text(floor: Sequence[str]) -> str:
-    """``3+6``; a joker with its value (R5): ``3+?=6``; ``+dog`` per guard dog."""
+    """``3+6``; a joker with its value (R5): ``3+?=6``; ``+D`` per guard dog."""
     first, second, dogs = floor[0], floor[1], len(floor) - 2
     text = f"{first}+{second}"
     if second == "?":
         text += f"={9 - int(first)}"
-    return text + "+dog" * dogs
+    return text + "+D" * dogs
 
 
 def seat_names(players: int, names: Sequence[str | None] | None = None) -> list[str]:
@@ -134,10 +134,7 @@ def describe_action(
                 (c for c in top[:2] if c != "?" and int(c) == partner),
                 "the joker" if "?" in top[:2] else "a card",
             )
-        return (
-            f"steal-build: play your {action.card} with the {taken} from "
-            f"{_whose(target, me, names)} top floor"
-        )
+        return f"steal-build: your {action.card} + the {taken} on {_whose(target, me, names)} top"
     if kind == "dog":
         owner = actor if target is None else target
         whose = "their own" if owner == actor and owner != me else _whose(owner, me, names)
@@ -202,7 +199,7 @@ def describe_event(event: Event, view: View, names: Sequence[str]) -> str | None
 def _a(code: str) -> str:
     name = card_name(code)
     if code in NUMBERS:
-        return f"a {code}"
+        return f"an {code}" if code == "8" else f"a {code}"
     return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
 
 
@@ -219,27 +216,26 @@ def rules_text(view: View | None = None) -> str:
     """A short rules screen, in the engine's words (the numbers are the rules' R1..R24)."""
     floors = view.options.win_floors if view is not None else 5
     return f"""\
-GoTown in short (the full rules name each point R1..R24)
+The first to build a tower of {floors} floors wins at once (R20).
 
-Goal: the first to build a tower of {floors} floors wins at once (R20).
-A floor is two cards that add up to 9: 1+8, 2+7, 3+6, 4+5, or a joker with any
-number (the joker then stands for 9 minus that number). Two jokers never make a floor (R5).
+A floor is two cards that add up to 9: 1+8, 2+7, 3+6, 4+5, or a joker with any number (the \
+joker then stands for 9 minus that number). Two jokers never make a floor (R5).
 
-Your turn: you draw 1 card (none with 8 or more in hand, R7), then play any number of
-actions, then end the turn; with fewer than 3 cards you draw up to 3 (R8).
+Your turn: you draw 1 card (none with 8 or more in hand, R7), play any number of actions, \
+then end the turn; with fewer than 3 cards you then draw up to 3 (R8).
 
-Actions, in the notation you can type:
-  3+6            build: two cards that make 9 become your new top floor (R10)
-  5@1            steal-build: your 5 with the 4 of seat 1's top floor, no dog on it (R11)
-  dog#0          guard dog on your floor 0 (floors count from 0 at the ground, R12)
-  bone#1@2       bone: discard the dog on floor 1 of seat 2's tower (R13)
-  jackhammer@1   destroy seat 1's unguarded top floor (R14)
+Actions, as you can type them (seats and floors count from 0):
+  3+6          build a floor of two cards that make 9 (R10)
+  5@1          steal-build: your 5 and the 4 on seat 1's top floor (R11)
+  dog#0        a guard dog on your floor 0 (R12)
+  bone#1@2     bone: the dog on seat 2's floor 1 goes (R13)
+  jackhammer@1 destroy seat 1's top floor, if no dog (R14)
   wrecking-ball@1  destroy seat 1's top floor, dog or not (R15)
-  thief@1        take a random card from seat 1's hand (R16)
-  super-thief    take a random card from every opponent (R17)
-  milkshake@1    seat 1 skips their next turn (R18)
-  donut-truck    take another whole turn after this one (R19)
-  end            end your turn (always allowed, R21)
+  thief@1      take a random card from seat 1's hand (R16)
+  super-thief  take a random card from every opponent (R17)
+  milkshake@1  seat 1 skips their next turn (R18)
+  donut-truck  another whole turn after this one (R19)
+  end          end your turn (R8)
 
-A card is played only when it can do something (R21). Moves are final: there is no undo.
-You see your own hand and everything public; never another hand (R22)."""
+A card is played only when it can do something (R21). Moves are final: no undo. You see \
+your own hand and all that is public, never another hand (R22)."""

@@ -1,0 +1,61 @@
+"""``gotown play --plain``: a game's actions piped through standard input."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from gotown.cli import main
+from gotown.engine import Record
+
+
+def test_plain_plays_a_whole_game_from_standard_input(tmp_path):
+    """Answering 1 (the first action listed) to every prompt plays a game to its end."""
+    save = tmp_path / "game.json"
+    result = CliRunner().invoke(
+        main,
+        ["play", "--plain", "--seed", "7", "--bots", "easy", "--save", str(save)],
+        input="1\n" * 400,
+    )
+    assert result.exit_code == 0, result.output
+    record = Record.from_json(json.loads(save.read_text()))
+    game = record.replay()
+    assert game.is_over
+    winner = game.outcome().winner
+    assert ("You won" if winner == 0 else "Easy bot won") in result.output
+    assert f"Saved to {save}." in result.output
+    assert "Your hand: " in result.output
+
+
+def test_plain_refuses_a_move_with_its_rule_and_asks_again():
+    result = CliRunner().invoke(
+        main,
+        ["play", "--plain", "--seed", "2", "--option", "first_player=0"],
+        input="wrecking-ball@1\nsuper-thief\n2+2\nquit\n",
+    )
+    assert result.exit_code == 1
+    assert "Refused: you hold no wrecking-ball card (R15)" in result.output
+    assert "Refused: you hold no super-thief card (R17)" in result.output
+    assert "Refused: 2 and 2 add up to 4, not 9 (R5)" in result.output
+    assert result.output.count("Your move: ") == 4
+    assert "You left the game." in result.output
+
+
+def test_plain_stops_when_the_input_ends():
+    result = CliRunner().invoke(main, ["play", "--plain", "--seed", "3"], input="")
+    assert result.exit_code == 1
+    assert "the game stops unfinished" in result.output
+
+
+def test_bad_options_are_refused_before_any_game():
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--plain", "--option", "win_floors=7"])
+    assert result.exit_code == 2
+    assert "option win_floors: 7 is not 4 or 5 (R23)" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--short", "--option", "win_floors=5"])
+    assert result.exit_code == 2 and "--short is win_floors=4" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--bots", "medium,nobody", "--players", "3"])
+    assert result.exit_code == 2 and "unknown bot level 'nobody'" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--people", "2"])
+    assert result.exit_code == 2 and "hot-seat game needs the full screen" in result.output

@@ -1,0 +1,135 @@
+"""The full-screen table, driven through Textual's pilot as a person would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gotown.engine import Options, Record
+from gotown.tui import words
+from gotown.tui.play import PlayApp
+from gotown.tui.table import LocalTable, Setup
+from gotown.tui.widgets import ActionList, HandOverScreen
+
+from .helpers import screen_text, wait_until
+
+pytestmark = pytest.mark.anyio
+SIZE = (80, 24)
+
+
+def new_app(speed: float = 0.0, **setup: object) -> PlayApp:
+    return PlayApp(LocalTable(Setup(**setup)), speed=speed)  # type: ignore[arg-type]
+
+
+async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
+    """The person plays the first action offered each turn (Enter in the action list) until
+    the game ends; the end shows who won, every hand (R22), and the record is saved."""
+    save = tmp_path / "game.json"
+    table = LocalTable(Setup(players=3, bots=("easy", "medium"), seed=11))
+    app = PlayApp(table, speed=0.0, save=str(save))
+    async with app.run_test(size=SIZE) as pilot:
+        while not table.is_over:
+            await wait_until(pilot, lambda: table.is_over or table.active == 0)
+            if table.is_over:
+                break
+            app.query_one(ActionList).focus()
+            before = table.game.version
+            await pilot.press("enter")
+            await wait_until(pilot, lambda before=before: table.game.version > before)
+        await pilot.pause()
+        outcome = table.game.outcome()
+        assert outcome is not None and outcome.winner is not None
+        text = screen_text(app)
+        assert words.outcome_text(table.view(0), table.names).split(",")[0] in text
+        assert "Press r for a rematch" in text
+    record = Record.from_json(json.loads(save.read_text()))
+    assert record.replay().outcome() == outcome
+
+
+async def test_hot_seat_hand_over_hides_every_hand():
+    """Between two people's turns the screen shows no card of either hand, only whose turn it
+    is; the person's key shows their own hand and never the other's."""
+    table = LocalTable(Setup(players=2, people=2, names=("Ann", "Bob"), seed=4))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(2):
+            await pilot.pause()
+            first = table.active
+            assert isinstance(app.screen, HandOverScreen)
+            text = screen_text(app)
+            assert f"Hand the keyboard to {table.names[first]}" in text
+            assert not any(ch.isdigit() for ch in text)  # no number card, no count
+            for seat in (0, 1):
+                for code in table.view(seat).hand or ():
+                    assert words.card_label(code) not in text.replace("Hand the", "")
+            await pilot.press("space")
+            await pilot.pause()
+            assert not isinstance(app.screen, HandOverScreen)
+            assert app.current_view().seat == first
+            hand = " ".join(str(button.label) for button in app.query("CardButton").results())
+            assert sorted(hand.split()) == sorted(
+                words.card_label(c) for c in table.view(first).hand or ()
+            )
+            app.query_one("#command").focus()
+            await pilot.press("e", "n", "d", "enter")
+            await pilot.pause()
+            assert table.active != first
+
+
+async def test_an_illegal_typed_move_is_refused_with_its_rule_and_changes_nothing():
+    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hand = table.view(0).hand or ()
+        missing = next(c for c in ("jackhammer", "wrecking-ball", "thief") if c not in hand)
+        before = table.game.to_position()
+        app.query_one("#command").focus()
+        await pilot.press(*f"{missing}@1", "enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"Refused: you hold no {missing} card (R1" in text
+        assert table.game.to_position() == before
+        await pilot.press(*"9+9", "enter")  # not even a move
+        await pilot.pause()
+        assert "Refused: cannot read '9+9' as an action" in screen_text(app)
+        assert table.game.to_position() == before
+
+
+async def test_picking_cards_offers_the_actions_they_allow():
+    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hand = table.view(0).hand or ()
+        index = next(i for i, c in enumerate(hand) if c in words.NUMBERS or c == "?")
+        await pilot.click(f"#card-{index}")
+        await pilot.pause()
+        shown = [str(o.prompt).split()[0] for o in app.query_one(ActionList).options]
+        expected = [
+            str(a)
+            for a in table.legal(0)
+            if a.type == "end-turn" or hand[index] in (a.cards or (a.card,))
+        ]
+        assert shown == expected
+        assert f"[{words.card_label(hand[index])}]" in screen_text(app)
+
+
+async def test_rematch_deals_a_new_game_after_the_end():
+    table = LocalTable(Setup(seed=1, bots=("random",), options=Options(turn_limit=1)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: table.is_over or table.active == 0)
+        if not table.is_over:
+            app.query_one("#command").focus()
+            await pilot.press(*"end", "enter")
+            await pilot.pause()
+        assert table.is_over
+        assert "no winner" in screen_text(app)
+        app.query_one(ActionList).focus()
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.table is not table
+        assert app.table.seed != table.seed  # a new deal, the same table
+        assert app.table.setup.options == table.setup.options
