@@ -40,11 +40,7 @@ class TableApp(App[None]):
     TITLE = "GoTown"
     BINDINGS = [
         Binding("question_mark", "rules", "Rules"),
-        Binding("h", "hint", "Hint"),
         Binding("d", "discard", "Discards"),
-        Binding("slash", "type", "Type a move"),
-        Binding("escape", "unpick", "Unpick", show=False),
-        Binding("r", "rematch", "Rematch", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -100,6 +96,7 @@ class TableApp(App[None]):
         names = self.seat_names()
         self.query_one("#board", Static).update(board_text(view, names, self.away()))
         hand = self.query_one(HandBar)
+        hand.display = view.hand is not None  # a spectator's (public) view has no hand
         shown = view.hand or ()
         picked = tuple(i for i in self.picked if i < len(shown))
         hand.hand = shown
@@ -207,6 +204,13 @@ class TableApp(App[None]):
 
 class PlayApp(TableApp):
     """A game at this terminal: people at seats ``0..people-1``, bots at the others."""
+
+    BINDINGS = [
+        Binding("h", "hint", "Hint"),
+        Binding("slash", "type", "Type a move"),
+        Binding("escape", "unpick", "Unpick", show=False),
+        Binding("r", "rematch", "Rematch", show=False),
+    ]
 
     def __init__(self, table: LocalTable, speed: float = 0.8, save: str | None = None) -> None:
         super().__init__()

@@ -133,3 +133,29 @@ async def test_rematch_deals_a_new_game_after_the_end():
         assert app.table is not table
         assert app.table.seed != table.seed  # a new deal, the same table
         assert app.table.setup.options == table.setup.options
+
+
+async def test_replay_steps_through_a_saved_record(tmp_path):
+    from gotown.tui.replay import ReplayApp, replay_games
+
+    table = LocalTable(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
+    while not table.is_over:
+        seat = table.active
+        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
+    path = tmp_path / "game.json"
+    table.save(str(path))
+    games = replay_games(str(path))
+    assert len(games) == len(table.game.actions) + 1
+    app = ReplayApp(games)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "step 0 of" in screen_text(app)
+        await pilot.press("right", "right", "left")
+        await pilot.pause()
+        assert app.step == 1
+        assert f"step 1 of {len(games) - 1}" in screen_text(app)
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Seat 0 won" in text  # the record names no one: seats by number
+        assert "Hand:" not in text  # a spectator's view: no hand (R22)
