@@ -467,9 +467,14 @@ def play(
         raise click.BadParameter(f"{len(person_names)} names for {people} people",
                                  param_hint="--name")  # fmt: skip
     if url is not None:
-        from .tui.remote import run_remote
+        from .tui.remote import LinkError, run_remote
 
-        run_remote(url, name=person_names[0] if person_names else "Terminal", plain=plain)
+        if plain or replay_path:
+            raise click.BadParameter("--connect plays full screen, alone", param_hint="--connect")
+        try:
+            run_remote(url, name=person_names[0] if person_names else "Terminal")
+        except LinkError as error:
+            raise click.BadParameter(str(error), param_hint="--connect") from None
         return
     if replay_path is not None:
         from .tui.replay import run_replay

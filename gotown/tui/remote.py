@@ -1,0 +1,271 @@
+"""``gotown play --connect URL``: a seat at a game of a running ``gotown serve``.
+
+It speaks the web table's public protocol, as the page does, and nothing of the server's code:
+
+- an invitation link ``BASE/j/CODE``: ``GET /api/invitations/CODE`` names the game, and
+  ``POST /api/games/ID/join`` ``{"code", "name"}`` takes a free seat and answers its secret
+  token; a seat link ``BASE/g/ID#t=TOKEN`` already holds one (the terminal prints it, to come
+  back to the same seat later);
+- the WebSocket ``BASE/ws/games/ID``: the first message ``{"token": ...}`` (with
+  ``"events_from": N`` when coming back holding N events), then ``{"type": "state", "state":
+  ...}`` after every change, each holding only the events not sent before; an action goes as
+  ``{"type": "action", "version": V, "action": {...}}`` and a refused one comes back as
+  ``{"type": "error", "error": {"code", "message", "rule"}}``.
+
+A dropped connection is retried, waiting longer each time (up to 8 s), holding the events
+already shown; a close code 4400..4499 (the server refusing the seat) is final.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+from textual import work
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from gotown.engine import Action, GoTownError, View
+
+from . import words
+from .play import TableApp
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Where a seat is: the server, the game and the seat's secret token."""
+
+    base: str
+    game_id: str
+    token: str
+
+    @property
+    def play_url(self) -> str:
+        return f"{self.base}/g/{self.game_id}#t={self.token}"
+
+    @property
+    def socket_url(self) -> str:
+        scheme = "wss" if self.base.startswith("https:") else "ws"
+        return f"{scheme}://{self.base.split('://', 1)[1]}/ws/games/{self.game_id}"
+
+
+class LinkError(ValueError):
+    """A link that is no invitation or seat link, or a seat the server would not give."""
+
+
+def take_seat(url: str, name: str, client: httpx2.Client | None = None) -> Seat:
+    """The seat a link gives: a seat link's own, or a free seat taken with an invitation."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise LinkError(f"{url!r} is not an http(s) link of a gotown server")
+    base = f"{parts.scheme}://{parts.netloc}"
+    path = [p for p in parts.path.split("/") if p]
+    if len(path) == 2 and path[0] == "g":
+        token = parts.fragment.removeprefix("t=")
+        if not parts.fragment.startswith("t=") or not token:
+            raise LinkError(f"{url!r} holds no seat token (#t=...): use the invitation link")
+        return Seat(base, path[1], token)
+    if len(path) != 2 or path[0] != "j":
+        raise LinkError(f"{url!r} is neither an invitation (/j/CODE) nor a seat link (/g/ID#t=)")
+    code = path[1]
+    http = client or httpx2.Client(base_url=base, timeout=15)
+    try:
+        lobby = _answer(http.get(f"{base}/api/invitations/{code}"))
+        joined = _answer(
+            http.post(
+                f"{base}/api/games/{lobby['game_id']}/join", json={"code": code, "name": name}
+            )
+        )
+    except httpx2.HTTPError as error:
+        raise LinkError(f"cannot reach {base}: {error}") from None
+    finally:
+        if client is None:
+            http.close()
+    return Seat(base, joined["game_id"], joined["token"])
+
+
+def _answer(response: httpx2.Response) -> dict[str, Any]:
+    """The JSON answer; a refusal raises ``LinkError`` with the server's own words."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if response.is_success and isinstance(data, dict):
+        return data
+    error = data.get("error", {}) if isinstance(data, dict) else {}
+    message = error.get("message") if isinstance(error, dict) else None
+    raise LinkError(message or f"the server answered {response.status_code}")
+
+
+class RemoteApp(TableApp):
+    """The table of a game on a server, for one seat: the server's view of that seat, and its
+    legal actions; an action is sent over the socket and shown when the server's state comes."""
+
+    def __init__(self, seat: Seat) -> None:
+        super().__init__()
+        self.seat = seat
+        self.state: dict[str, Any] | None = None
+        self.view: View | None = None
+        self.legal: tuple[Action, ...] = ()
+        self.socket: Any = None
+        self.connected = False
+
+    # -- what the table shows ---------------------------------------------------------------
+    def current_view(self) -> View:
+        assert self.view is not None
+        return self.view
+
+    def current_legal(self) -> tuple[Action, ...]:
+        return self.legal
+
+    def seat_names(self) -> list[str]:
+        seats = self.state["lobby"]["seats"] if self.state else []
+        names = [
+            s.get("name") or (f"{s['level']} bot" if s["kind"] == "bot" else None) for s in seats
+        ]
+        return words.seat_names(len(seats), names)
+
+    def away(self) -> list[int]:
+        seats = self.state["lobby"]["seats"] if self.state else []
+        return [s["seat"] for s in seats if s["kind"] == "human" and not s["connected"]]
+
+    def show(self) -> None:
+        if self.view is None:
+            if self.is_mounted:
+                self.say(self.waiting_text())
+            return
+        super().show()
+
+    def waiting_text(self) -> str:
+        if self.state is None:
+            return f"Connecting to {self.seat.base}..."
+        seats = self.state["lobby"]["seats"]
+        taken = sum(1 for s in seats if s["taken"])
+        return (
+            f"Waiting for players: {taken} of {len(seats)} seats taken. Invite them with "
+            f"{self.state['lobby'].get('invite_url') or 'the invitation link'}"
+        )
+
+    # -- the connection ---------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.show()
+        self.listen()
+
+    @work(exclusive=True, group="socket")
+    async def listen(self) -> None:
+        """Hold the socket open, and open it again when it drops (waiting longer each time)."""
+        retry = 0
+        while True:
+            held = len(self.view.events) if self.view is not None else 0
+            try:
+                async with connect(self.seat.socket_url, open_timeout=15) as socket:
+                    first: dict[str, Any] = {"token": self.seat.token}
+                    if held:
+                        first["events_from"] = held
+                    await socket.send(json.dumps(first))
+                    self.socket = socket
+                    async for text in socket:
+                        retry = 0
+                        self.receive(json.loads(text))
+                    code = socket.close_code
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd is not None else None
+            except (OSError, InvalidStatus, TimeoutError) as error:
+                code = None
+                self.say(f"Cannot reach the server ({error}).", refused=True)
+            self.socket = None
+            if code is not None and 4400 <= code < 4500:
+                if code == 4422 and held:
+                    self.view = None  # a resume the server refused: ask for every event
+                    continue
+                return  # the server's refusal, already shown
+            delay = min(8.0, 0.5 * 2**retry)
+            retry += 1
+            self.say(f"Connection lost: trying again in {delay:g} s...", refused=True)
+            await asyncio.sleep(delay)
+
+    def receive(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "error":
+            error = message.get("error", {})
+            text = error.get("message", "refused")
+            rule = error.get("rule")
+            self.refused(f"{text} ({rule})" if rule and f"({rule})" not in text else text)
+        elif kind == "state":
+            self.take_state(message["state"])
+
+    def take_state(self, state: dict[str, Any]) -> None:
+        """Join the state's events to those held (each is sent once, R22 filtered by the
+        server for this seat) and show it."""
+        if self.state is not None and state["version"] < self.state["version"]:
+            return
+        raw = state.get("view")
+        if raw is not None:
+            held = [e.to_json() for e in self.view.events] if self.view is not None else []
+            start = state.get("events_from", 0)
+            raw = {**raw, "events": held[:start] + raw["events"]}
+            try:
+                self.view = View.from_json(raw)
+                self.legal = tuple(Action.from_json(a) for a in state.get("legal", []))
+            except GoTownError as error:
+                self.say(f"The server sent a state this client cannot read: {error}", True)
+                return
+        changed = self.state is None or state["version"] != self.state["version"]
+        self.state = state
+        if changed:
+            self.played()
+        self.show()
+        if self.view is not None and self.view.over:
+            self.say(words.outcome_text(self.view, self.seat_names()))
+
+    def submit(self, action: Action) -> None:
+        if self.socket is None or self.state is None:
+            self.refused("not connected to the server: wait until it is back")
+            return
+        message = {"type": "action", "version": self.state["version"], "action": action.to_json()}
+        self.send(json.dumps(message))
+
+    def action_hint(self) -> None:
+        if self.view is None or not self.view.is_my_turn:
+            self.say("A hint is for your own turn.")
+            return
+        self.say("Asking the server for a hint...")
+        self.ask_hint(self.view.version)
+
+    @work(exclusive=True, group="hint")
+    async def ask_hint(self, version: int) -> None:
+        seat = self.seat
+        try:
+            async with httpx2.AsyncClient(timeout=15) as http:
+                response = await http.get(
+                    f"{seat.base}/api/games/{seat.game_id}/hint",
+                    headers={"X-Seat-Token": seat.token},
+                )
+            found = _answer(response)["hints"]
+        except (httpx2.HTTPError, LinkError) as error:
+            self.say(f"No hint: {error}")
+            return
+        if self.view is None or self.view.version != version:
+            return
+        best = ", ".join(
+            f"{Action.from_json(h['action'])} ({h['win_probability']:.0%})" for h in found
+        )
+        self.say(f"Hint (chance to win after it): {best or 'nothing to choose'}")
+
+    @work(group="send")
+    async def send(self, text: str) -> None:
+        try:
+            await self.socket.send(text)
+        except (ConnectionClosed, AttributeError):
+            self.refused("the connection dropped before the move was sent: try again")
+
+
+def run_remote(url: str, name: str = "Terminal") -> None:
+    """Take the seat a link gives and play it full screen (``LinkError`` when it cannot)."""
+    seat = take_seat(url, name)
+    print(f"Your seat: {seat.play_url}\n(keep it to come back to this seat)")
+    RemoteApp(seat).run()

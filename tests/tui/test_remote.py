@@ -1,0 +1,144 @@
+"""``gotown play --connect``: the terminal at the same table as a browser seat, through a real
+server (started here in a thread) and its public HTTP and WebSocket API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+import uvicorn
+from websockets.asyncio.client import connect
+
+from gotown.server.app import create_app
+from gotown.server.settings import Settings
+from gotown.tui.remote import LinkError, RemoteApp, take_seat
+
+from .helpers import screen_text, wait_until
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("remote") / "gotown.sqlite3"
+    settings = Settings(
+        database_url=f"sqlite:///{db}", bot_delay=0.05, rate_limit_per_minute=0, allow_seed=True
+    )
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        time.sleep(0.01)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+def create_game(server_url: str, **options: Any) -> dict[str, Any]:
+    """A game of two people's seats; the creator ("Web", a browser) takes seat 0."""
+    body = {"seats": [{"kind": "human"}, {"kind": "human"}], "name": "Web", "seed": 5,
+            "options": options}  # fmt: skip
+    response = httpx2.post(f"{server_url}/api/games", json=body)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+class BrowserSeat:
+    """The browser's seat, on the same WebSocket the page uses: every message it is sent."""
+
+    def __init__(self, server_url: str, created: dict[str, Any]) -> None:
+        self.url = server_url.replace("http://", "ws://") + f"/ws/games/{created['game_id']}"
+        self.token = created["token"]
+        self.messages: list[dict[str, Any]] = []
+
+    async def run(self) -> None:
+        async with connect(self.url) as ws:
+            await ws.send(json.dumps({"token": self.token}))
+            async for text in ws:
+                self.messages.append(json.loads(text))
+
+    def actions_seen(self) -> list[tuple[int, dict[str, Any]]]:
+        return [
+            (event["seat"], event["action"])
+            for message in self.messages
+            if message["type"] == "state" and message["state"]["view"]
+            for event in message["state"]["view"]["events"]
+            if event["type"] == "action"
+        ]
+
+
+def test_links_that_give_no_seat_are_refused_with_the_reason(server_url):
+    with pytest.raises(LinkError, match="neither an invitation"):
+        take_seat(f"{server_url}/w/abc", "T")
+    with pytest.raises(LinkError, match="no seat token"):
+        take_seat(f"{server_url}/g/abc", "T")
+    with pytest.raises(LinkError, match="not an http"):
+        take_seat("ftp://x/j/abc", "T")
+    with pytest.raises(LinkError):
+        take_seat(f"{server_url}/j/no-such-code", "T")
+
+
+@pytest.mark.anyio
+async def test_a_terminal_move_reaches_the_browser_seat_and_survives_a_reconnection(server_url):
+    created = create_game(server_url, first_player=1)
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    assert seat.game_id == created["game_id"]
+    browser = BrowserSeat(server_url, created)
+    listening = asyncio.create_task(browser.run())
+    app = RemoteApp(seat)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.view is not None and app.view.is_my_turn)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "Web" in text and "Term (you)" in text
+            hand = app.view.hand or ()
+            assert len(hand) == 6  # dealt 5, drew 1 (R4, R7b)
+
+            # A refused move: the server's reason and rule, and nothing sent to the browser.
+            missing = next(c for c in ("jackhammer", "wrecking-ball", "thief") if c not in hand)
+            version = app.view.version
+            app.query_one("#command").focus()
+            await pilot.press(*f"{missing}@0", "enter")
+            await wait_until(pilot, lambda: "Refused" in screen_text(app))
+            assert f"you hold no {missing} card (R1" in screen_text(app)
+            assert app.view.version == version
+
+            # A move typed here reaches the browser's socket.
+            await pilot.press(*"end", "enter")
+            await wait_until(pilot, lambda: (1, {"type": "end-turn"}) in browser.actions_seen())
+            await wait_until(pilot, lambda: app.view.active == 0)
+
+            # The connection drops: the terminal comes back by itself, holding its events.
+            old = app.socket
+            await old.close()
+            await wait_until(pilot, lambda: app.socket is not None and app.socket is not old)
+            async with connect(browser.url) as ws:  # the browser ends its turn
+                await ws.send(json.dumps({"token": browser.token}))
+                first = json.loads(await ws.recv())["state"]
+                await ws.send(json.dumps({"type": "action", "version": first["version"],
+                                          "action": {"type": "end-turn"}}))  # fmt: skip
+                await wait_until(pilot, lambda: app.view.active == 1)
+            events = [e.to_json() for e in app.view.events]
+            public = httpx2.get(
+                f"{server_url}/api/games/{seat.game_id}/state",
+                headers={"X-Seat-Token": seat.token},
+            ).json()["view"]["events"]
+            assert events == public  # no event lost or doubled across the reconnection
+    finally:
+        listening.cancel()
