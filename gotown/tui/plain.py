@@ -74,8 +74,8 @@ def play_plain(
         legal = table.legal(me)
         say(board_text(view, names).plain)
         say(hand_line(view))
-        for number, action in enumerate(legal, 1):
-            say(f"  {number}. {action}: {words.describe_action(action, view, names)}")
+        for number, offered in enumerate(legal, 1):
+            say(f"  {number}. {offered}: {words.describe_action(offered, view, names)}")
         out.write("Your move: ")
         out.flush()
         line = source.readline()
@@ -97,9 +97,8 @@ def play_plain(
             found = table.hint(me)
             say("Hint: " + ", ".join(f"{a} ({p:.0%} to win)" for a, p in found))
             continue
-        action: Action
         if text.isdigit() and 1 <= int(text) <= len(legal):
-            action = legal[int(text) - 1]
+            action: Action = legal[int(text) - 1]
         else:
             try:
                 action = parse_action(text)

@@ -15,6 +15,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Footer, Header, Input, RichLog, Static
 
@@ -90,11 +91,13 @@ class TableApp(App[None]):
     # -- showing ----------------------------------------------------------------------------
     def show(self) -> None:
         """Draw everything from the current view (the widgets keep no game of their own)."""
-        if not self.is_mounted:
+        try:
+            board = self.query_one("#board", Static)
+        except NoMatches:  # not composed yet
             return
         view = self.current_view()
         names = self.seat_names()
-        self.query_one("#board", Static).update(board_text(view, names, self.away()))
+        board.update(board_text(view, names, self.away()))
         hand = self.query_one(HandBar)
         hand.display = view.hand is not None  # a spectator's (public) view has no hand
         shown = view.hand or ()

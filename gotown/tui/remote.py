@@ -19,6 +19,7 @@ already shown; a close code 4400..4499 (the server refusing the seat) is final.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 from textual import work
+from textual.css.query import NoMatches
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -135,7 +137,7 @@ class RemoteApp(TableApp):
 
     def show(self) -> None:
         if self.view is None:
-            if self.is_mounted:
+            with contextlib.suppress(NoMatches):
                 self.say(self.waiting_text())
             return
         super().show()

@@ -95,7 +95,7 @@ def floor_text(floor: Sequence[str]) -> str:
 def seat_names(players: int, names: Sequence[str | None] | None = None) -> list[str]:
     """A name for each seat: the one given, else ``Seat N``."""
     given = list(names or [])
-    return [(given[s] if s < len(given) and given[s] else f"Seat {s}") for s in range(players)]
+    return [(given[s] if s < len(given) else None) or f"Seat {s}" for s in range(players)]
 
 
 def _who(seat: int | None, viewer: int | None, names: Sequence[str]) -> str:
