@@ -159,3 +159,44 @@ async def test_replay_steps_through_a_saved_record(tmp_path):
         text = screen_text(app)
         assert "Seat 0 won" in text  # the record names no one: seats by number
         assert "Hand:" not in text  # a spectator's view: no hand (R22)
+
+
+async def test_hint_and_discard_pile_on_request():
+    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "Hint (chance to win after it):" in screen_text(app))
+        line = screen_text(app).split("Hint (chance to win after it): ")[1].split("\n")[0]
+        offered = {str(a) for a in table.legal(0)}
+        assert line.split(" (")[0] in offered and "%)" in line
+        await pilot.press("d")
+        await pilot.pause()
+        assert "Discard pile (0 cards)" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Discard pile (0 cards)" not in screen_text(app)
+
+
+async def test_a_mouse_click_on_an_action_plays_it(monkeypatch):
+    """Without colour (NO_COLOR) a picked card still shows, in brackets; a click on an offered
+    action plays it."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.no_color
+        await pilot.pause()
+        await pilot.click("#card-0")
+        await pilot.pause()
+        assert f"[{words.card_label(table.view(0).hand[0])}]" in screen_text(app)
+        await pilot.click("#card-0")
+        await pilot.pause()
+        offered = app.query_one(ActionList)
+        last = offered.option_count - 1
+        assert str(offered.get_option_at_index(last).prompt).startswith("end ")
+        before = table.game.version
+        await pilot.click(ActionList, offset=(3, last))
+        await wait_until(pilot, lambda: table.game.version > before)
+        assert table.game.actions[before:][0].type == "end-turn"
