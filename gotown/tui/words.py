@@ -55,9 +55,10 @@ def pair_colour(code: str) -> int | None:
 
 
 def hand_groups(hand: Sequence[str]) -> list[list[int]]:
-    """The hand's cards (as indices into ``hand``) grouped as a player lays them out: each pair
-    of numbers that makes nine, then each leftover number with a joker (R5), then the rest one
-    by one. Every index appears once."""
+    """The hand's cards (as indices into ``hand``) grouped as a player lays them out, as many
+    floors as they make (R5): each pair of numbers that makes nine, each leftover number with
+    a joker, two leftover jokers splitting a pair into two floors; then the rest one by one.
+    Every index appears once."""
     left = list(range(len(hand)))
     groups: list[list[int]] = []
 
@@ -79,6 +80,16 @@ def hand_groups(hand: Sequence[str]) -> list[list[int]]:
             first, second = take(number), take("?")
             assert first is not None and second is not None
             groups.append([first, second])
+    # Two jokers left over make two floors of one number pair (3+6 and ? ?: 3+?, 6+?).
+    jokers = [i for i in left if hand[i] == "?"]
+    for group in [g for g in groups if "?" not in (hand[g[0]], hand[g[1]])]:
+        if len(jokers) < 2:
+            break
+        first, second = jokers.pop(), jokers.pop()
+        left.remove(first)
+        left.remove(second)
+        groups.remove(group)
+        groups += [[group[0], first], [group[1], second]]
     groups.extend([i] for i in left)
     return groups
 
@@ -111,9 +122,10 @@ def _whose(seat: int | None, viewer: int | None, names: Sequence[str]) -> str:
 
 
 def describe_action(
-    action: Action, view: View, names: Sequence[str], actor: int | None = None
+    action: Action, view: View, names: Sequence[str], actor: int | None = None, now: bool = True
 ) -> str:
-    """What an action does, in words (``actor`` plays it; the viewer is ``view.seat``).
+    """What an action does, in words (``actor`` plays it; the viewer is ``view.seat``): one
+    that may be played ``now`` in ``view``, or one played before it (the log).
 
     Floors are numbered from 0 at the ground, as in the notation; the words say it too."""
     me = view.seat
@@ -127,14 +139,12 @@ def describe_action(
     if kind == "steal":
         assert target is not None
         top = towers[target][-1] if towers[target] else None
-        taken = "a card"
-        if top is not None:
-            partner = 9 - int(action.card or "0")
-            taken = next(
-                (c for c in top[:2] if c != "?" and int(c) == partner),
-                "the joker" if "?" in top[:2] else "a card",
-            )
-        return f"steal-build: your {action.card} + the {taken} on {_whose(target, me, names)} top"
+        partner = str(9 - int(action.card or "0"))
+        taken = partner  # a number, or a joker standing for it (R11)
+        if now and top is not None and partner not in top[:2] and "?" in top[:2]:
+            taken = f"joker (as {partner})"
+        mine = "your" if actor == me else "their"
+        return f"steal-build: {mine} {action.card} + the {taken} on {_whose(target, me, names)} top"
     if kind == "dog":
         owner = actor if target is None else target
         whose = "their own" if owner == actor and owner != me else _whose(owner, me, names)
@@ -179,7 +189,7 @@ def describe_event(event: Event, view: View, names: Sequence[str]) -> str | None
             return f"{who.capitalize()} ended the turn."
         if action.type == "build":
             return f"{who.capitalize()} built a floor {action}."
-        said = describe_action(action, view, names, actor=event.seat)
+        said = describe_action(action, view, names, actor=event.seat, now=False)
         return f"{who.capitalize()}: {said} ({action})."
     if kind == "stolen":
         victim = _who(event.victim, me, names)
