@@ -59,3 +59,29 @@ def test_bad_options_are_refused_before_any_game():
     assert result.exit_code == 2 and "unknown bot level 'nobody'" in result.output
     result = runner.invoke(main, ["play", "--plain", "--people", "2"])
     assert result.exit_code == 2 and "hot-seat game needs the full screen" in result.output
+
+
+def test_play_with_no_arguments_seats_you_against_a_medium_bot(monkeypatch):
+    from gotown.tui.play import PlayApp
+
+    started: list[PlayApp] = []
+    monkeypatch.setattr(PlayApp, "run", lambda self: started.append(self))
+    runner = CliRunner()
+    assert runner.invoke(main, ["play"]).exit_code == 0
+    table = started[-1].table
+    assert table.game.players == 2 and table.people == [0]
+    assert [bot.name for bot in table.bots.values()] == ["medium"]
+    assert table.game.options.win_floors == 5
+
+    args = ["play", "--players", "4", "--bots", "hard,easy", "--short", "--name", "Zoe",
+            "--option", "dog_placement=any", "--seed", "8", "--speed", "0"]  # fmt: skip
+    assert runner.invoke(main, args).exit_code == 0
+    app = started[-1]
+    table = app.table
+    assert [bot.name for bot in table.bots.values()] == ["hard", "easy", "easy"]
+    assert table.names[0] == "Zoe" and table.seed == 8 and app.speed == 0
+    assert table.game.options.win_floors == 4 and table.game.options.dog_placement == "any"
+
+    assert runner.invoke(main, ["play", "--people", "2", "--name", "Ann,Bob"]).exit_code == 0
+    table = started[-1].table
+    assert table.people == [0, 1] and not table.bots and table.names == ["Ann", "Bob"]

@@ -200,3 +200,18 @@ async def test_a_mouse_click_on_an_action_plays_it(monkeypatch):
         await pilot.click(ActionList, offset=(3, last))
         await wait_until(pilot, lambda: table.game.version > before)
         assert table.game.actions[before:][0].type == "end-turn"
+
+
+async def test_the_screen_answers_while_a_bot_takes_its_turn():
+    """The bot's turn runs in a worker: keys work meanwhile, and its action comes after."""
+    table = LocalTable(Setup(seed=2, options=Options(first_player=1)))
+    app = PlayApp(table, speed=1.5)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        version = table.game.version
+        await pilot.press("d")
+        await pilot.pause()
+        assert "Discard pile (" in screen_text(app)
+        assert table.game.version == version and table.active == 1  # the bot still waits
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: table.game.version > version)
