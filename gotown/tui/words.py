@@ -141,7 +141,9 @@ def describe_action(
         top = towers[target][-1] if towers[target] else None
         partner = str(9 - int(action.card or "0"))
         taken = partner  # a number, or a joker standing for it (R11)
-        if now and top is not None and partner not in top[:2] and "?" in top[:2]:
+        if not now:  # the floor is gone from the view: its card by its value
+            taken = f"card worth {partner}"
+        elif top is not None and partner not in top[:2] and "?" in top[:2]:
             taken = f"joker (as {partner})"
         mine = "your" if actor == me else "their"
         return f"steal-build: {mine} {action.card} + the {taken} on {_whose(target, me, names)} top"

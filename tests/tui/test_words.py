@@ -45,4 +45,4 @@ def test_a_steal_in_the_log_names_the_card_by_its_value_and_the_actor_s_card():
     view = game.view(0)
     steal = Action.steal("1", target=0)
     said = words.describe_action(steal, view, ["Ann", "Bob"], actor=1, now=False)
-    assert said == "steal-build: their 1 + the 8 on your top"
+    assert said == "steal-build: their 1 + the card worth 8 on your top"
