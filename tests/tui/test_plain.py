@@ -85,3 +85,28 @@ def test_play_with_no_arguments_seats_you_against_a_medium_bot(monkeypatch):
     assert runner.invoke(main, ["play", "--people", "2", "--name", "Ann,Bob"]).exit_code == 0
     table = started[-1].table
     assert table.people == [0, 1] and not table.bots and table.names == ["Ann", "Bob"]
+
+
+def test_replay_and_connect_refuse_what_they_cannot_use(tmp_path):
+    runner = CliRunner()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"players": 2, "options": {}, "seed": 1, "actions": [{"type": "build"}]}')
+    result = runner.invoke(main, ["play", "--replay", str(bad)])
+    assert result.exit_code == 2 and "action 0 of the record" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/w/abc"])
+    assert result.exit_code == 2 and "neither an invitation" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x", "--plain"])
+    assert result.exit_code == 2 and "--connect plays full screen" in result.output
+
+
+def test_plain_replay_prints_the_game_as_a_spectator_saw_it(tmp_path):
+    save = tmp_path / "game.json"
+    runner = CliRunner()
+    played = runner.invoke(main, ["play", "--plain", "--seed", "7", "--bots", "easy",
+                                  "--save", str(save)], input="1\n" * 400)  # fmt: skip
+    assert played.exit_code == 0
+    result = runner.invoke(main, ["play", "--replay", str(save), "--plain"])
+    assert result.exit_code == 0
+    assert "Seat 1 drew a card." in result.output and "Seat 0 drew a card." in result.output
+    assert " drew a " not in result.output.replace("drew a card", "")  # no card named (R22)
+    assert "won" in result.output

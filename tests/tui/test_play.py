@@ -215,3 +215,29 @@ async def test_the_screen_answers_while_a_bot_takes_its_turn():
         assert table.game.version == version and table.active == 1  # the bot still waits
         await pilot.press("escape")
         await wait_until(pilot, lambda: table.game.version > version)
+
+
+async def test_hot_seat_shows_no_hand_while_the_bots_play():
+    table = LocalTable(Setup(players=3, people=2, bots=("random",), seed=6,
+                             options=Options(first_player=1)))  # fmt: skip
+    app = PlayApp(table, speed=0.5)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space")  # seat 1 takes the keyboard
+        await pilot.pause()
+        assert app.current_view().seat == 1
+        app.query_one("#command").focus()
+        await pilot.press(*"end", "enter")
+        await pilot.pause()
+        assert table.active == 2  # the bot's turn, played slowly
+        assert app.current_view().hand is None
+        assert "Hand:" not in screen_text(app)
+
+
+def test_r2_pair_colours():
+    from gotown.tui.widgets import card_text
+
+    styles = {code: str(card_text(code).style) for code in "12345678"}
+    for low in "1234":
+        assert styles[low] == styles[str(9 - int(low))]
+    assert len({styles[low] for low in "1234"}) == 4
