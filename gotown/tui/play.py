@@ -107,6 +107,9 @@ class TableApp(App[None]):
         legal = self.current_legal()
         actions = matching(legal, [shown[i] for i in picked])
         self.query_one(ActionList).show(actions, view, names)
+        if picked and view.is_my_turn and all(a.type == "end-turn" for a in actions):
+            self.say("No action plays the picked card now (R21: a card is played only when it "
+                     "can do something).")  # fmt: skip
         self.sub_title = self.status_line(view, names)
         self.write_log(view, names)
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 from textual import work
+from textual.binding import Binding
 from textual.css.query import NoMatches
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -106,6 +107,12 @@ def _answer(response: httpx2.Response) -> dict[str, Any]:
 class RemoteApp(TableApp):
     """The table of a game on a server, for one seat: the server's view of that seat, and its
     legal actions; an action is sent over the socket and shown when the server's state comes."""
+
+    BINDINGS = [
+        Binding("h", "hint", "Hint"),
+        Binding("slash", "type", "Type a move"),
+        Binding("escape", "unpick", "Unpick", show=False),
+    ]
 
     def __init__(self, seat: Seat) -> None:
         super().__init__()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -161,12 +161,10 @@ class TextScreen(ModalScreen[None]):
         self.body = body
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Text(self.title_text + "\n\n", style="bold")
-            + Text(self.body)
-            + Text("\n\nPress Escape or Enter to go back.", style="dim"),
-            id="page",
-        )
+        with VerticalScroll(id="page"):
+            yield Static(Text(self.title_text, style="bold"))
+            yield Static(Text(self.body), id="page-body")
+            yield Static(Text("Up, Down: scroll. Escape or Enter: back.", style="dim"))
 
     def on_click(self) -> None:
         self.dismiss()

@@ -48,6 +48,9 @@ async def test_rules_screen(snapshot):
         await pilot.press("question_mark")
         await pilot.pause()
         assert screen_text(pilot.app) == snapshot
+        assert "(R22)" not in screen_text(pilot.app)
+        await pilot.press("end")  # the page scrolls to its last line
+        await wait_until(pilot, lambda: "(R22)" in screen_text(pilot.app), seconds=5)
 
 
 async def test_end_of_a_game(snapshot):
