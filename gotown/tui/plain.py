@@ -72,7 +72,7 @@ def play_plain(
             continue
         view = table.view(me)
         legal = table.legal(me)
-        say(board_text(view, names).plain)
+        say(board_text(view, names, pointer="> ").plain)
         say(hand_line(view))
         for number, offered in enumerate(legal, 1):
             say(f"  {number}. {offered}: {words.describe_action(offered, view, names)}")
@@ -111,7 +111,7 @@ def play_plain(
             say(f"Refused: {error}")
     tell_news()
     view = table.view(me)
-    say(board_text(view, names).plain)
+    say(board_text(view, names, pointer="> ").plain)
     say(words.outcome_text(view, names))
     if save:
         table.save(save)

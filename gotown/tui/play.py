@@ -18,6 +18,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Footer, Header, Input, RichLog, Static
+from textual.worker import get_current_worker
 
 from gotown.engine import Action, GoTownError, View, parse_action
 
@@ -290,7 +291,8 @@ class PlayApp(TableApp):
         rest = self.speed - (time.monotonic() - started)
         if rest > 0:
             time.sleep(rest)
-        self.call_from_thread(self.bot_played, table, seat, version, action)
+        if not get_current_worker().is_cancelled:  # (the app may have closed meanwhile)
+            self.call_from_thread(self.bot_played, table, seat, version, action)
 
     def bot_played(self, table: LocalTable, seat: int, version: int, action: Action) -> None:
         self._thinking = False
@@ -334,7 +336,8 @@ class PlayApp(TableApp):
     @work(thread=True, exclusive=True, group="hint")
     def find_hint(self, table: LocalTable, seat: int, version: int) -> None:
         found = table.hint(seat)
-        self.call_from_thread(self.show_hint, table, version, found)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self.show_hint, table, version, found)
 
     def show_hint(self, table: LocalTable, version: int, found: list[tuple[Action, float]]) -> None:
         if table is not self.table or table.game.version != version:

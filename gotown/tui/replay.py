@@ -84,4 +84,4 @@ def run_replay(path: str, plain: bool = False, stdout: TextIO | None = None) -> 
         line = words.describe_event(event, last, names)
         if line:
             out.write(line + "\n")
-    out.write(board_text(last, names).plain + "\n")
+    out.write(board_text(last, names, pointer="> ").plain + "\n")

@@ -27,13 +27,16 @@ def card_text(code: str) -> Text:
     return Text(words.card_label(code), style=PAIR_STYLES.get(colour or 0, "bold"))
 
 
-def board_text(view: View, names: Sequence[str], away: Sequence[int] = ()) -> Text:
+def board_text(
+    view: View, names: Sequence[str], away: Sequence[int] = (), pointer: str = "▶ "
+) -> Text:
     """Every seat's tower floor by floor, hand size and milkshakes, then the piles (all public,
-    R22). ``away``: seats whose player is not connected (a remote table)."""
+    R22). ``away``: seats whose player is not connected (a remote table); ``pointer`` marks
+    the seat whose turn it is."""
     out = Text()
     for seat in range(view.players):
         turn = seat == view.active and not view.over
-        marker = "▶ " if turn else "  "
+        marker = pointer if turn else " " * len(pointer)
         name = names[seat] + (" (you)" if seat == view.seat and names[seat] != "You" else "")
         out.append(marker, style="bold yellow")
         out.append(f"{name[:20]:<20}", style="bold" if turn else "")

@@ -142,3 +142,26 @@ async def test_a_terminal_move_reaches_the_browser_seat_and_survives_a_reconnect
             assert events == public  # no event lost or doubled across the reconnection
     finally:
         listening.cancel()
+
+
+@pytest.mark.anyio
+async def test_the_terminal_waits_in_the_lobby_then_plays_and_asks_the_server_for_a_hint(
+    server_url,
+):
+    body = {"seats": [{"kind": "human"}] * 3, "name": "Web", "seed": 3,
+            "options": {"first_player": 1}}  # fmt: skip
+    created = httpx2.post(f"{server_url}/api/games", json=body).json()
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    app = RemoteApp(seat)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Waiting for players: 2 of 3" in screen_text(app))
+        assert app.view is None
+        code = created["invite_url"].rsplit("/", 1)[1]
+        joined = httpx2.post(f"{server_url}/api/games/{created['game_id']}/join",
+                             json={"code": code, "name": "Third"})  # fmt: skip
+        assert joined.status_code == 200, joined.text
+        await wait_until(pilot, lambda: app.view is not None and app.view.is_my_turn)
+        await pilot.pause()
+        assert "Third" in screen_text(app)
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "Hint (chance to win after it):" in screen_text(app))
