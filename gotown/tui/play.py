@@ -180,8 +180,12 @@ class TableApp(App[None]):
         self.say(f"Refused: {error}", refused=True)
 
     def played(self) -> None:
+        """A move went through: the cards are put back, and the keys go back to the action
+        list (so that ``q``, ``h`` or ``?`` are keys again, not letters of the next move)."""
         self.picked = ()
         self.say("")
+        if self.focused is self.query_one("#command", Input):
+            self.query_one(ActionList).focus()
 
     # -- keys -------------------------------------------------------------------------------
     def action_rules(self) -> None:

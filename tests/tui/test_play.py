@@ -95,6 +95,11 @@ async def test_an_illegal_typed_move_is_refused_with_its_rule_and_changes_nothin
         await pilot.pause()
         assert "Refused: cannot read '9+9' as an action" in screen_text(app)
         assert table.game.to_position() == before
+        assert app.focused is app.query_one("#command")  # still there, to type it again
+        await pilot.press(*"end", "enter")
+        await pilot.pause()
+        assert table.game.actions[-1].type == "end-turn"
+        assert app.focused is app.query_one(ActionList)  # keys are keys again, not letters
 
 
 async def test_picking_cards_offers_the_actions_they_allow():
