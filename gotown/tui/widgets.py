@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.events import Key
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -188,7 +189,9 @@ class HandOverScreen(Screen[None]):
             id="handover",
         )
 
-    def on_key(self) -> None:
+    def on_key(self, event: Key) -> None:
+        event.stop()  # the key only hands the keyboard over: it is no command
+        event.prevent_default()
         self.dismiss()
 
     def on_click(self) -> None:
