@@ -108,7 +108,16 @@ class TableApp(App[None]):
         legal = self.current_legal()
         actions = matching(legal, [shown[i] for i in picked])
         self.query_one(ActionList).show(actions, view, names)
-        if picked and view.is_my_turn and all(a.type == "end-turn" for a in actions):
+        frozen = 0 if view.over else view.frozen_turns
+        if frozen >= 2 * view.players and all(a.type == "end-turn" for a in legal):
+            # Two whole rounds of nothing but ended turns, as the web table says it (not to a
+            # seat that can play: for it the game is plainly not stuck).
+            self.say(
+                f"Nobody has played or drawn a card for {frozen} turns. If every hand is full "
+                "(8 cards draw nothing, R7b) and nobody can play, the game can never end.",
+                refused=True,
+            )
+        elif picked and view.is_my_turn and all(a.type == "end-turn" for a in actions):
             self.say("No action plays the picked card now (R21: a card is played only when it "
                      "can do something).")  # fmt: skip
         self.sub_title = self.status_line(view, names)

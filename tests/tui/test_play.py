@@ -246,3 +246,29 @@ def test_r2_pair_colours():
     for low in "1234":
         assert styles[low] == styles[str(9 - int(low))]
     assert len({styles[low] for low in "1234"}) == 4
+
+
+async def test_a_stuck_game_is_said_to_be_so():
+    """Two full hands that make no floor and play nothing (R5, R21) draw nothing (R7b): after
+    two rounds of ended turns the screen says the game may never end, as the web table does."""
+    from gotown.engine import CODES, COPIES, Game
+
+    hands = [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 4]
+    draw = [c for c, n in zip(CODES, COPIES, strict=True) for _ in range(n)]
+    for card in hands[0] + hands[1]:
+        draw.remove(card)
+    position = Game.new(players=2, seed=1, options={"first_player": 0}).to_position()
+    position.update(hands=hands, draw=draw)
+    table = LocalTable(Setup(seed=1))
+    table.game = Game.from_position(position)
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        for round_ in range(3):
+            await wait_until(pilot, lambda: table.active == 0)
+            await pilot.pause()
+            said = "Nobody has played or drawn a card for" in screen_text(app)
+            assert said == (round_ == 2)
+            app.query_one("#command").focus()
+            before = table.game.version
+            await pilot.press(*"end", "enter")
+            await wait_until(pilot, lambda before=before: table.game.version > before + 1)
