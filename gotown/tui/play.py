@@ -215,12 +215,6 @@ class TableApp(App[None]):
     def action_unpick(self) -> None:
         self.picked = ()
 
-    def action_hint(self) -> None:
-        self.say("No hint here.")
-
-    def action_rematch(self) -> None:
-        pass
-
 
 class PlayApp(TableApp):
     """A game at this terminal: people at seats ``0..people-1``, bots at the others."""

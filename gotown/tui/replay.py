@@ -64,7 +64,15 @@ class ReplayApp(TableApp):
     def show(self) -> None:
         super().show()
         self.sub_title = f"Replay, step {self.step} of {len(self.games) - 1}: " + (self.sub_title)
-        self.say("Right or space: next action. Left: back. Home, End: first, last.")
+        game = self.games[self.step]
+        if game.is_over:  # R22: once the game is over, every hand may be shown
+            hands = "; ".join(
+                f"{self.names[s]}: {', '.join(map(words.card_label, game.view(s).hand or ()))}"
+                for s in range(game.players)
+            )
+            self.say(f"Hands at the end: {hands}.")
+        else:
+            self.say("Right or space: next action. Left: back. Home, End: first, last.")
 
     def action_step(self, by: int) -> None:
         self.step = max(0, min(len(self.games) - 1, self.step + by))

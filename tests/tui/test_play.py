@@ -163,7 +163,8 @@ async def test_replay_steps_through_a_saved_record(tmp_path):
         await pilot.pause()
         text = screen_text(app)
         assert "Seat 0 won" in text  # the record names no one: seats by number
-        assert "Hand:" not in text  # a spectator's view: no hand (R22)
+        assert "Hand:" not in text  # a spectator's view: no hand (R22)...
+        assert "Hands at the end: Seat 0: " in text  # ...until the game is over
 
 
 async def test_hint_and_discard_pile_on_request():
