@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from gotown.engine import Action, GoTownError, View
 
 from . import words
-from .play import TableApp
+from .base import TableApp
 
 
 @dataclass(frozen=True)

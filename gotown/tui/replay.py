@@ -14,7 +14,7 @@ from textual.binding import Binding
 from gotown.engine import Action, Game, View
 
 from . import words
-from .play import TableApp
+from .base import TableApp
 from .table import load_record
 from .widgets import board_text
 

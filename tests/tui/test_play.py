@@ -18,10 +18,6 @@ pytestmark = pytest.mark.anyio
 SIZE = (80, 24)
 
 
-def new_app(speed: float = 0.0, **setup: object) -> PlayApp:
-    return PlayApp(LocalTable(Setup(**setup)), speed=speed)  # type: ignore[arg-type]
-
-
 async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
     """The person plays the first action offered each turn (Enter in the action list) until
     the game ends; the end shows who won, every hand (R22), and the record is saved."""
@@ -211,7 +207,7 @@ async def test_a_mouse_click_on_an_action_plays_it(monkeypatch):
 async def test_the_screen_answers_while_a_bot_takes_its_turn():
     """The bot's turn runs in a worker: keys work meanwhile, and its action comes after."""
     table = LocalTable(Setup(seed=2, options=Options(first_player=1)))
-    app = PlayApp(table, speed=1.5)
+    app = PlayApp(table, speed=3.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         version = table.game.version
@@ -226,7 +222,7 @@ async def test_the_screen_answers_while_a_bot_takes_its_turn():
 async def test_hot_seat_shows_no_hand_while_the_bots_play():
     table = LocalTable(Setup(players=3, people=2, bots=("random",), seed=6,
                              options=Options(first_player=1)))  # fmt: skip
-    app = PlayApp(table, speed=0.5)
+    app = PlayApp(table, speed=5.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("space")  # seat 1 takes the keyboard
