@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gotown.bots import Bot, bot_from_spec, hashed_seed
@@ -123,7 +123,7 @@ class LocalTable:
 
     def rematch(self) -> LocalTable:
         """The same table, a new deal."""
-        return LocalTable(Setup(**{**self.setup.__dict__, "seed": None}))
+        return LocalTable(replace(self.setup, seed=None))
 
 
 def load_record(path: str) -> Record:
