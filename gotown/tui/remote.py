@@ -112,6 +112,7 @@ class RemoteApp(TableApp):
         Binding("h", "hint", "Hint"),
         Binding("slash", "type", "Type a move"),
         Binding("escape", "unpick", "Unpick", show=False),
+        Binding("r", "rematch", "Rematch", show=False),
     ]
 
     def __init__(self, seat: Seat) -> None:
@@ -229,7 +230,7 @@ class RemoteApp(TableApp):
             self.played()
         self.show()
         if self.view is not None and self.view.over:
-            self.say(words.outcome_text(self.view, self.seat_names()))
+            self.say(words.outcome_text(self.view, self.seat_names()) + " Press r for a rematch.")
 
     def submit(self, action: Action) -> None:
         if self.socket is None or self.state is None:
@@ -264,6 +265,31 @@ class RemoteApp(TableApp):
             f"{Action.from_json(h['action'])} ({h['win_probability']:.0%})" for h in found
         )
         self.say(f"Hint (chance to win after it): {best or 'nothing to choose'}")
+
+    def action_rematch(self) -> None:
+        if self.view is not None and self.view.over:
+            self.say("Asking the server for the rematch...")
+            self.ask_rematch()
+
+    @work(exclusive=True, group="rematch")
+    async def ask_rematch(self) -> None:
+        """The rematch's seat (the same one, at the same table), then its socket instead."""
+        seat = self.seat
+        try:
+            async with httpx2.AsyncClient(timeout=15) as http:
+                response = await http.post(
+                    f"{seat.base}/api/games/{seat.game_id}/rematch",
+                    headers={"X-Seat-Token": seat.token},
+                )
+            joined = _answer(response)
+        except (httpx2.HTTPError, LinkError) as error:
+            self.say(f"No rematch: {error}", refused=True)
+            return
+        self.seat = Seat(seat.base, joined["game_id"], joined["token"])
+        self.state, self.view, self.legal = None, None, ()
+        self._log_seat = -1  # a new game: a new log
+        self.say(f"A new game. Your seat: {self.seat.play_url}")
+        self.listen()
 
     @work(group="send")
     async def send(self, text: str) -> None:

@@ -165,3 +165,35 @@ async def test_the_terminal_waits_in_the_lobby_then_plays_and_asks_the_server_fo
         assert "Third" in screen_text(app)
         await pilot.press("h")
         await wait_until(pilot, lambda: "Hint (chance to win after it):" in screen_text(app))
+
+
+@pytest.mark.anyio
+async def test_a_seat_link_plays_a_game_to_its_end_and_the_rematch(server_url):
+    """From the seat link the server gave, the terminal builds whenever it can against a
+    random bot, to the end of a short game (R20); r then seats it at the rematch."""
+    body = {"seats": [{"kind": "bot", "level": "random"}, {"kind": "human"}], "name": "Term",
+            "seed": 11, "options": {"first_player": 1, "win_floors": 4}}  # fmt: skip
+    created = httpx2.post(f"{server_url}/api/games", json=body).json()
+    seat = await asyncio.to_thread(take_seat, created["play_url"], "ignored")
+    assert (seat.game_id, seat.token) == (created["game_id"], created["token"])
+    app = RemoteApp(seat)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(300):
+            await wait_until(pilot, lambda: app.view is not None and (
+                app.view.over or app.view.is_my_turn))  # fmt: skip
+            if app.view.over:
+                break
+            version = app.view.version
+            builds = [a for a in app.legal if a.type in ("build", "steal")]
+            move = str(builds[0]) if builds else "end"
+            app.query_one("#command").focus()
+            await pilot.press(*move, "enter")
+            await wait_until(pilot, lambda version=version: app.view.version > version)
+        assert app.view.over
+        await pilot.pause()
+        assert "Press r for a rematch" in screen_text(app)
+        app.query_one("#actions").focus()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.seat.game_id != seat.game_id and app.view is not None)
+        assert not app.view.over and app.view.seat == 1
+        assert app.view.version < 5  # the rematch's first moves, not the old game
