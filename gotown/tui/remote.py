@@ -104,6 +104,19 @@ def _answer(response: httpx2.Response) -> dict[str, Any]:
     raise LinkError(message or f"the server answered {response.status_code}")
 
 
+def join_state(held: View | None, state: dict[str, Any]) -> tuple[View, tuple[Action, ...]] | None:
+    """The seat's view and legal actions in a state message, its events joined to those of
+    the view ``held`` (the socket sends each event once: a state holds those from its
+    ``events_from`` on); None when it starts after the events held (a gap). Raises
+    ``GoTownError`` for a view or an action that is not well formed."""
+    events = [e.to_json() for e in held.events] if held is not None else []
+    start = state.get("events_from", 0)
+    if start > len(events):
+        return None
+    raw = {**state["view"], "events": events[:start] + state["view"]["events"]}
+    return View.from_json(raw), tuple(Action.from_json(a) for a in state.get("legal", []))
+
+
 class RemoteApp(TableApp):
     """The table of a game on a server, for one seat: the server's view of that seat, and its
     legal actions; an action is sent over the socket and shown when the server's state comes."""
@@ -213,17 +226,18 @@ class RemoteApp(TableApp):
         server for this seat) and show it."""
         if self.state is not None and state["version"] < self.state["version"]:
             return
-        raw = state.get("view")
-        if raw is not None:
-            held = [e.to_json() for e in self.view.events] if self.view is not None else []
-            start = state.get("events_from", 0)
-            raw = {**raw, "events": held[:start] + raw["events"]}
+        if state.get("view") is not None:
             try:
-                self.view = View.from_json(raw)
-                self.legal = tuple(Action.from_json(a) for a in state.get("legal", []))
+                joined = join_state(self.view, state)
             except GoTownError as error:
                 self.say(f"The server sent a state this client cannot read: {error}", True)
                 return
+            if joined is None:  # events missing in between: connect again for all of them
+                self.view = None
+                if self.socket is not None:
+                    self.close_socket(self.socket)
+                return
+            self.view, self.legal = joined
         changed = self.state is None or state["version"] != self.state["version"]
         self.state = state
         if changed:
@@ -231,6 +245,10 @@ class RemoteApp(TableApp):
         self.show()
         if self.view is not None and self.view.over:
             self.say(words.outcome_text(self.view, self.seat_names()) + " Press r for a rematch.")
+
+    @work(group="send")
+    async def close_socket(self, socket: Any) -> None:
+        await socket.close()
 
     def submit(self, action: Action) -> None:
         if self.socket is None or self.state is None:

@@ -197,3 +197,24 @@ async def test_a_seat_link_plays_a_game_to_its_end_and_the_rematch(server_url):
         await wait_until(pilot, lambda: app.seat.game_id != seat.game_id and app.view is not None)
         assert not app.view.over and app.view.seat == 1
         assert app.view.version < 5  # the rematch's first moves, not the old game
+
+
+def test_states_join_their_events_to_those_held_and_a_gap_is_seen():
+    from gotown.engine import Action, Game
+    from gotown.tui.remote import join_state
+
+    game = Game.new(players=2, seed=3, options={"first_player": 0})
+    first = game.view(0)
+    game.apply(Action.end_turn())
+    later = game.view(0).to_json()
+    count = len(first.events)
+
+    def state(events_from: int) -> dict[str, Any]:
+        view = {**later, "events": later["events"][events_from:]}
+        return {"view": view, "events_from": events_from, "legal": []}
+
+    joined = join_state(first, state(count))
+    assert joined is not None and joined[0] == game.view(0)
+    assert join_state(None, state(count)) is None  # holding nothing, sent only the rest
+    assert join_state(first, state(count + 1)) is None
+    assert join_state(first, state(0)) is not None  # every event again: taken as they are
