@@ -469,13 +469,15 @@ def play(
     if url is not None:
         from .tui.remote import LinkError, run_remote
 
-        if plain or replay_path:
-            raise click.BadParameter("--connect plays full screen, alone", param_hint="--connect")
+        if replay_path:
+            raise click.BadParameter("--connect plays, --replay shows a record: one of them",
+                                     param_hint="--connect")  # fmt: skip
         try:
-            run_remote(url, name=person_names[0] if person_names else "Terminal")
+            code = run_remote(url, name=person_names[0] if person_names else "Terminal",
+                              plain=plain)  # fmt: skip
         except LinkError as error:
             raise click.BadParameter(str(error), param_hint="--connect") from None
-        return
+        sys.exit(code)
     if replay_path is not None:
         from .tui.replay import run_replay
 

@@ -10,6 +10,7 @@ move prints why, with its rule, and asks again. Bots play at once.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from gotown.engine import Action, GoTownError, View, parse_action
@@ -35,6 +36,82 @@ def hand_line(view: View) -> str:
     return "Your hand: " + (" ".join(parts) if parts else "empty")
 
 
+class PersonLeftError(Exception):
+    """The person left: ``quit``, or the end of the input."""
+
+
+class PlainSeat:
+    """One person's seat, line by line: what happened, the table on their turn, and their
+    answer read as an action (or a command: help, rules, discard, hint, quit)."""
+
+    def __init__(self, out: TextIO, names: list[str]) -> None:
+        self.out = out
+        self.names = names
+        self.logged = 0
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def tell_news(self, view: View) -> None:
+        """The events not told yet (R22: as the seat saw them)."""
+        if len(view.events) < self.logged:
+            self.logged = 0
+        for event in view.events[self.logged :]:
+            line = words.describe_event(event, view, self.names)
+            if line:
+                self.say(line)
+        self.logged = len(view.events)
+
+    def show_turn(self, view: View, legal: Sequence[Action]) -> None:
+        self.say(board_text(view, self.names, pointer="> ").plain)
+        self.say(hand_line(view))
+        for number, offered in enumerate(legal, 1):
+            self.say(f"  {number}. {offered}: {words.describe_action(offered, view, self.names)}")
+
+    def show_end(self, view: View) -> None:
+        self.say(board_text(view, self.names, pointer="> ").plain)
+        self.say(words.outcome_text(view, self.names))
+
+    def ask(
+        self,
+        source: TextIO,
+        view: View,
+        legal: Sequence[Action],
+        hint: Callable[[], list[tuple[Action, float]]],
+    ) -> Action | None:
+        """Read one answer: the action it names, or None when it was a command (answered
+        here) or no action (the reason said). Raises :class:`PersonLeftError`."""
+        self.out.write("Your move: ")
+        self.out.flush()
+        line = source.readline()
+        if not line:
+            self.say("\nNo more input: the game stops unfinished.")
+            raise PersonLeftError
+        text = line.strip()
+        if text in ("quit", "q"):
+            self.say("You left the game.")
+            raise PersonLeftError
+        if text in ("help", "?", "rules"):
+            self.say(HELP if text != "rules" else words.rules_text(view))
+            return None
+        if text == "discard":
+            pile = ", ".join(words.card_name(c) for c in reversed(view.discard)) or "empty"
+            self.say(f"Discard pile, newest first: {pile}")
+            return None
+        if text == "hint":
+            found = hint()
+            self.say("Hint: " + ", ".join(f"{a} ({p:.0%} to win)" for a, p in found))
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        try:
+            return parse_action(text)
+        except GoTownError as error:
+            self.say(f"Refused: {error}")
+            return None
+
+
 def play_plain(
     setup: Setup,
     save: str | None = None,
@@ -45,75 +122,32 @@ def play_plain(
     if setup.people != 1:
         raise ValueError("--plain seats one person: a hot-seat game needs the full screen")
     source = stdin or sys.stdin
-    out = stdout or sys.stdout
     table = LocalTable(setup)
     me = table.people[0]
-    names = table.names
-    logged = 0
-
-    def say(text: str) -> None:
-        out.write(text + "\n")
-        out.flush()
-
-    def tell_news() -> None:
-        nonlocal logged
-        view = table.view(me)
-        for event in view.events[logged:]:
-            line = words.describe_event(event, view, names)
-            if line:
-                say(line)
-        logged = len(view.events)
-
-    say(f"GoTown: {', '.join(names)}. You are seat {me}, {names[me]}. {HELP}")
+    seat = PlainSeat(stdout or sys.stdout, table.names)
+    seat.say(f"GoTown: {', '.join(table.names)}. You are seat {me}, {table.names[me]}. {HELP}")
     while not table.is_over:
-        tell_news()
+        view = table.view(me)
+        seat.tell_news(view)
         if table.active != me:
             table.play(table.active, table.bot_choice(table.active))
             continue
-        view = table.view(me)
         legal = table.legal(me)
-        say(board_text(view, names, pointer="> ").plain)
-        say(hand_line(view))
-        for number, offered in enumerate(legal, 1):
-            say(f"  {number}. {offered}: {words.describe_action(offered, view, names)}")
-        out.write("Your move: ")
-        out.flush()
-        line = source.readline()
-        if not line:
-            say("\nNo more input: the game stops unfinished.")
+        seat.show_turn(view, legal)
+        try:
+            action = seat.ask(source, view, legal, lambda: table.hint(me))
+        except PersonLeftError:
             return 1
-        text = line.strip()
-        if text in ("quit", "q"):
-            say("You left the game.")
-            return 1
-        if text in ("help", "?", "rules"):
-            say(HELP if text != "rules" else words.rules_text(view))
+        if action is None:
             continue
-        if text == "discard":
-            pile = ", ".join(words.card_name(c) for c in reversed(view.discard)) or "empty"
-            say(f"Discard pile, newest first: {pile}")
-            continue
-        if text == "hint":
-            found = table.hint(me)
-            say("Hint: " + ", ".join(f"{a} ({p:.0%} to win)" for a, p in found))
-            continue
-        if text.isdigit() and 1 <= int(text) <= len(legal):
-            action: Action = legal[int(text) - 1]
-        else:
-            try:
-                action = parse_action(text)
-            except GoTownError as error:
-                say(f"Refused: {error}")
-                continue
         try:
             table.play(me, action)
         except GoTownError as error:
-            say(f"Refused: {error}")
-    tell_news()
+            seat.say(f"Refused: {error}")
     view = table.view(me)
-    say(board_text(view, names, pointer="> ").plain)
-    say(words.outcome_text(view, names))
+    seat.tell_news(view)
+    seat.show_end(view)
     if save:
         table.save(save)
-        say(f"Saved to {save}.")
+        seat.say(f"Saved to {save}.")
     return 0

@@ -21,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import httpx2
@@ -36,6 +37,7 @@ from gotown.engine import Action, GoTownError, View
 
 from . import words
 from .base import TableApp
+from .plain import PersonLeftError, PlainSeat
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,16 @@ def _answer(response: httpx2.Response) -> dict[str, Any]:
     raise LinkError(message or f"the server answered {response.status_code}")
 
 
+def waiting_text(state: dict[str, Any]) -> str:
+    """What a lobby waits for."""
+    seats = state["lobby"]["seats"]
+    taken = sum(1 for s in seats if s["taken"])
+    return (
+        f"Waiting for players: {taken} of {len(seats)} seats taken. Invite them with "
+        f"{state['lobby'].get('invite_url') or 'the invitation link'}"
+    )
+
+
 def join_state(held: View | None, state: dict[str, Any]) -> tuple[View, tuple[Action, ...]] | None:
     """The seat's view and legal actions in a state message, its events joined to those of
     the view ``held`` (the socket sends each event once: a state holds those from its
@@ -146,11 +158,7 @@ class RemoteApp(TableApp):
         return self.legal
 
     def seat_names(self) -> list[str]:
-        seats = self.state["lobby"]["seats"] if self.state else []
-        names = [
-            s.get("name") or (f"{s['level']} bot" if s["kind"] == "bot" else None) for s in seats
-        ]
-        return words.seat_names(len(seats), names)
+        return lobby_names(self.state) if self.state else []
 
     def away(self) -> list[int]:
         seats = self.state["lobby"]["seats"] if self.state else []
@@ -166,12 +174,7 @@ class RemoteApp(TableApp):
     def waiting_text(self) -> str:
         if self.state is None:
             return f"Connecting to {self.seat.base}..."
-        seats = self.state["lobby"]["seats"]
-        taken = sum(1 for s in seats if s["taken"])
-        return (
-            f"Waiting for players: {taken} of {len(seats)} seats taken. Invite them with "
-            f"{self.state['lobby'].get('invite_url') or 'the invitation link'}"
-        )
+        return waiting_text(self.state)
 
     # -- the connection ---------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -317,8 +320,91 @@ class RemoteApp(TableApp):
             self.refused("the connection dropped before the move was sent: try again")
 
 
-def run_remote(url: str, name: str = "Terminal") -> None:
-    """Take the seat a link gives and play it full screen (``LinkError`` when it cannot)."""
+def lobby_names(state: dict[str, Any]) -> list[str]:
+    """A name for each seat of a state's lobby (a bot by its level)."""
+    seats = state["lobby"]["seats"]
+    names = [s.get("name") or (f"{s['level']} bot" if s["kind"] == "bot" else None) for s in seats]
+    return words.seat_names(len(seats), names)
+
+
+async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
+    """``--connect --plain``: the seat line by line, as :func:`~gotown.tui.plain.play_plain`
+    (0 when the game ended, 1 when the input ended or the person left; a dropped connection
+    ends it too: the same command comes back to the seat)."""
+    plain = PlainSeat(stdout, [])
+    view: View | None = None
+    legal: tuple[Action, ...] = ()
+    asked: int | None = None  # the version the person was last asked a move on
+    waiting = ""
+    try:
+        async with connect(seat.socket_url, open_timeout=15) as socket:
+            await socket.send(json.dumps({"token": seat.token}))
+            while True:
+                message = json.loads(await socket.recv())
+                if message.get("type") == "error":
+                    error = message.get("error", {})
+                    rule = error.get("rule")
+                    text = error.get("message", "refused")
+                    plain.say(
+                        f"Refused: {text}" + (f" ({rule})" if rule and rule not in text else "")
+                    )
+                    asked = None
+                elif message.get("type") == "state":
+                    state = message["state"]
+                    plain.names = lobby_names(state)
+                    if state.get("view") is None:
+                        now = waiting_text(state)
+                        if now != waiting:
+                            plain.say(now)
+                            waiting = now
+                        continue
+                    joined = join_state(view, state)
+                    if joined is None:
+                        plain.say("Events went missing: connect again (the same command).")
+                        return 1
+                    view, legal = joined
+                    plain.tell_news(view)
+                if view is None:
+                    continue
+                if view.over:
+                    plain.show_end(view)
+                    return 0
+                if not view.is_my_turn or asked == view.version:
+                    continue
+                plain.show_turn(view, legal)
+                while True:
+                    action = await asyncio.to_thread(
+                        plain.ask, stdin, view, legal, lambda: _hint_now(seat)
+                    )
+                    if action is not None:
+                        break
+                asked = view.version
+                out = {"type": "action", "version": view.version, "action": action.to_json()}
+                await socket.send(json.dumps(out))
+    except PersonLeftError:
+        return 1
+    except (ConnectionClosed, OSError, InvalidStatus, TimeoutError) as error:
+        plain.say(f"The connection to {seat.base} ended ({error}); the same command comes back.")
+        return 1
+
+
+def _hint_now(seat: Seat) -> list[tuple[Action, float]]:
+    """The server's hint for the seat (from a worker thread: it may take a second)."""
+    with httpx2.Client(timeout=15) as http:
+        response = http.get(
+            f"{seat.base}/api/games/{seat.game_id}/hint", headers={"X-Seat-Token": seat.token}
+        )
+    return [
+        (Action.from_json(h["action"]), h["win_probability"]) for h in _answer(response)["hints"]
+    ]
+
+
+def run_remote(url: str, name: str = "Terminal", plain: bool = False) -> int:
+    """Take the seat a link gives (``LinkError`` when it cannot) and play it: full screen, or
+    line by line; the exit code."""
     seat = take_seat(url, name)
     print(f"Your seat: {seat.play_url}\n(keep it to come back to this seat)")
+    if plain:
+        return asyncio.run(play_remote_plain(seat, sys.stdin, sys.stdout))
     RemoteApp(seat).run()
+    return 0

@@ -95,8 +95,11 @@ def test_replay_and_connect_refuse_what_they_cannot_use(tmp_path):
     assert result.exit_code == 2 and "action 0 of the record" in result.output
     result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/w/abc"])
     assert result.exit_code == 2 and "neither an invitation" in result.output
-    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x", "--plain"])
-    assert result.exit_code == 2 and "--connect plays full screen" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x", "--replay",
+                                  str(bad)])  # fmt: skip
+    assert result.exit_code == 2 and "--connect plays, --replay shows a record" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x"])
+    assert result.exit_code == 2 and "cannot reach http://127.0.0.1:9" in result.output
 
 
 def test_plain_replay_prints_the_game_as_a_spectator_saw_it(tmp_path):

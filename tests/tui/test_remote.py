@@ -218,3 +218,33 @@ def test_states_join_their_events_to_those_held_and_a_gap_is_seen():
     assert join_state(None, state(count)) is None  # holding nothing, sent only the rest
     assert join_state(first, state(count + 1)) is None
     assert join_state(first, state(0)) is not None  # every event again: taken as they are
+
+
+@pytest.mark.anyio
+async def test_plain_mode_at_a_server_table(server_url):
+    """--connect --plain: the server's refusal with its rule, a move that reaches the other
+    seat, that seat's move told back, and the end of the input leaves the table."""
+    import io
+
+    from gotown.tui.remote import play_remote_plain
+
+    created = create_game(server_url, first_player=1)
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    out = io.StringIO()
+    typed = io.StringIO("milkshake@1\nend\n")  # a milkshake for oneself: no such move (R18)
+    playing = asyncio.create_task(play_remote_plain(seat, typed, out))
+    browser = BrowserSeat(server_url, created)
+    async with connect(browser.url) as ws:
+        await ws.send(json.dumps({"token": browser.token}))
+        async for text in ws:
+            state = json.loads(text).get("state")
+            if state and state["view"] and state["view"]["active"] == 0:
+                await ws.send(json.dumps({"type": "action", "version": state["version"],
+                                          "action": {"type": "end-turn"}}))  # fmt: skip
+                break
+        assert await asyncio.wait_for(playing, 30) == 1
+    said = out.getvalue()
+    assert "Refused: " in said and "(R18)" in said
+    assert "You ended the turn." in said and "Web ended the turn." in said
+    assert said.count("Your move: ") == 3  # refused, end, then the input ran out
+    assert said.rstrip().endswith("No more input: the game stops unfinished.")
