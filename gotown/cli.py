@@ -488,6 +488,8 @@ def play(
         return
     from .tui.table import Setup
 
+    if save_path and not os.path.isdir(os.path.dirname(os.path.abspath(save_path))):
+        raise click.BadParameter(f"{save_path}: its folder does not exist", param_hint="--save")
     bot_specs = tuple(spec.strip() for spec in bots.split(",") if spec.strip())
     count = players if players is not None else max(2, people + len(bot_specs))
     try:

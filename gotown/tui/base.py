@@ -128,6 +128,10 @@ class TableApp(App[None]):
                 log.write(line)
         self._logged = len(view.events)
 
+    def restart_log(self) -> None:
+        """A new game: the log starts again at its next drawing."""
+        self._log_seat = -1
+
     def say(self, text: str, refused: bool = False) -> None:
         message = self.query_one("#message", Static)
         message.update(text)

@@ -31,7 +31,7 @@ class PlayApp(TableApp):
         Binding("h", "hint", "Hint"),
         Binding("slash", "type", "Type a move"),
         Binding("escape", "unpick", "Unpick", show=False),
-        Binding("r", "rematch", "Rematch", show=False),
+        Binding("r", "rematch", "Rematch"),
     ]
 
     def __init__(self, table: LocalTable, speed: float = 0.8, save: str | None = None) -> None:
@@ -42,7 +42,7 @@ class PlayApp(TableApp):
         self.hot_seat = len(table.people) > 1
         #: The person at the keyboard (their view is shown), None while it is between two.
         self.at_keyboard: int | None = None if self.hot_seat else table.people[0]
-        self._thinking = False
+        self._finished = False  # the hands at the end are in the log
 
     def current_view(self) -> View:
         return self.table.view(self.at_keyboard)
@@ -89,7 +89,6 @@ class PlayApp(TableApp):
         if self.hot_seat:
             self.at_keyboard = None  # the keyboard is between two people: no hand shown
         self.show()
-        self._thinking = True
         self.think(table, active, table.game.version)
 
     def take_keyboard(self, table: LocalTable, seat: int) -> None:
@@ -110,7 +109,6 @@ class PlayApp(TableApp):
             self.call_from_thread(self.bot_played, table, seat, version, action)
 
     def bot_played(self, table: LocalTable, seat: int, version: int, action: Action) -> None:
-        self._thinking = False
         if table is not self.table or table.game.version != version or table.active != seat:
             return  # a rematch began meanwhile
         table.play(seat, action)
@@ -126,7 +124,7 @@ class PlayApp(TableApp):
             f"{names[s]}: {', '.join(words.card_name(c) for c in self.table.view(s).hand or ())}"
             for s in range(view.players)
         ]
-        if not getattr(self, "_finished", False):
+        if not self._finished:
             self._finished = True
             log.write("Hands at the end: " + "; ".join(hands) + ".")
         text = words.outcome_text(view, names) + " Press r for a rematch, q to quit."
@@ -137,8 +135,13 @@ class PlayApp(TableApp):
             except OSError as error:
                 text += f" Could not save to {self.save_path}: {error.strerror}."
         self.say(text)
-        self.bind("r", "rematch", description="Rematch")
         self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The rematch key is there (and in the footer) once the game is over."""
+        if action == "rematch":
+            return self.table.is_over
+        return True
 
     def action_hint(self) -> None:
         view = self.current_view()
@@ -170,7 +173,7 @@ class PlayApp(TableApp):
         self.table = self.table.rematch()
         self.at_keyboard = None if self.hot_seat else self.table.people[0]
         self._finished = False
-        self._log_seat = -1
+        self.restart_log()
         self.picked = ()
         self.say("A new game.")
         self.advance()

@@ -137,7 +137,7 @@ class RemoteApp(TableApp):
         Binding("h", "hint", "Hint"),
         Binding("slash", "type", "Type a move"),
         Binding("escape", "unpick", "Unpick", show=False),
-        Binding("r", "rematch", "Rematch", show=False),
+        Binding("r", "rematch", "Rematch"),
     ]
 
     def __init__(self, seat: Seat) -> None:
@@ -248,6 +248,7 @@ class RemoteApp(TableApp):
         self.show()
         if self.view is not None and self.view.over:
             self.say(words.outcome_text(self.view, self.seat_names()) + " Press r for a rematch.")
+            self.refresh_bindings()
 
     @work(group="send")
     async def close_socket(self, socket: Any) -> None:
@@ -287,6 +288,12 @@ class RemoteApp(TableApp):
         )
         self.say(f"Hint (chance to win after it): {best or 'nothing to choose'}")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The rematch key is there (and in the footer) once the game is over."""
+        if action == "rematch":
+            return self.view is not None and self.view.over
+        return True
+
     def action_rematch(self) -> None:
         if self.view is not None and self.view.over:
             self.say("Asking the server for the rematch...")
@@ -308,7 +315,7 @@ class RemoteApp(TableApp):
             return
         self.seat = Seat(seat.base, joined["game_id"], joined["token"])
         self.state, self.view, self.legal = None, None, ()
-        self._log_seat = -1  # a new game: a new log
+        self.restart_log()
         self.say(f"A new game. Your seat: {self.seat.play_url}")
         self.listen()
 

@@ -57,6 +57,8 @@ def test_bad_options_are_refused_before_any_game():
     assert result.exit_code == 2 and "--short is win_floors=4" in result.output
     result = runner.invoke(main, ["play", "--plain", "--bots", "medium,nobody", "--players", "3"])
     assert result.exit_code == 2 and "unknown bot level 'nobody'" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--save", "/no/such/folder/game.json"])
+    assert result.exit_code == 2 and "its folder does not exist" in result.output
     result = runner.invoke(main, ["play", "--plain", "--people", "2"])
     assert result.exit_code == 2 and "hot-seat game needs the full screen" in result.output
 
