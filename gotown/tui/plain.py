@@ -125,7 +125,8 @@ def play_plain(
     table = LocalTable(setup)
     me = table.people[0]
     seat = PlainSeat(stdout or sys.stdout, table.names)
-    seat.say(f"GoTown: {', '.join(table.names)}. You are seat {me}, {table.names[me]}. {HELP}")
+    who = "" if table.names[me] == "You" else f", {table.names[me]}"
+    seat.say(f"GoTown: {', '.join(table.names)}. You are seat {me}{who}. {HELP}")
     while not table.is_over:
         view = table.view(me)
         seat.tell_news(view)
