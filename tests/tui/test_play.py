@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gotown.engine import Options, Record
+from gotown.engine import Options, Record, View
 from gotown.tui import words
 from gotown.tui.play import PlayApp
 from gotown.tui.table import LocalTable, Setup
@@ -23,6 +23,15 @@ async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
     the game ends; the end shows who won, every hand (R22), and the record is saved."""
     save = tmp_path / "game.json"
     table = LocalTable(Setup(players=3, bots=("easy", "medium"), seed=11))
+    shown: set[int | None] = set()  # the seats whose view the screen asked for before the end
+    view_of = table.view
+
+    def watched(seat: int | None) -> View:
+        if not table.is_over:
+            shown.add(seat)
+        return view_of(seat)
+
+    table.view = watched  # type: ignore[method-assign]
     app = PlayApp(table, speed=0.0, save=str(save))
     async with app.run_test(size=SIZE) as pilot:
         while not table.is_over:
@@ -41,6 +50,7 @@ async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
         assert "Press r for a rematch" in text
     record = Record.from_json(json.loads(save.read_text()))
     assert record.replay().outcome() == outcome
+    assert shown == {0}  # R22: never a bot's hand, until the game was over
 
 
 async def test_hot_seat_hand_over_hides_every_hand():
