@@ -38,6 +38,7 @@ class TableApp(App[None]):
         super().__init__()
         self._logged = 0
         self._log_seat: int | None = -1
+        self._hand_shown: tuple[str, ...] = ()
 
     # -- what subclasses provide ----------------------------------------------------------
     def current_view(self) -> View:
@@ -87,7 +88,10 @@ class TableApp(App[None]):
         hand = self.query_one(HandBar)
         hand.display = view.hand is not None  # a spectator's (public) view has no hand
         shown = view.hand or ()
-        picked = tuple(i for i in self.picked if i < len(shown))
+        if shown != self._hand_shown:  # a card drawn or stolen: the indices mean other cards
+            self._hand_shown = shown
+            self.set_reactive(TableApp.picked, ())
+        picked = self.picked
         hand.hand = shown
         hand.picked = picked
         legal = self.current_legal()
