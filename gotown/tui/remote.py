@@ -336,63 +336,83 @@ def lobby_names(state: dict[str, Any]) -> list[str]:
 
 async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
     """``--connect --plain``: the seat line by line, as :func:`~gotown.tui.plain.play_plain`
-    (0 when the game ended, 1 when the input ended or the person left; a dropped connection
-    ends it too: the same command comes back to the seat)."""
+    (0 when the game ended, 1 when the input ended or the person left). A dropped connection
+    is retried as the full screen does; a move typed meanwhile is asked for again."""
     plain = PlainSeat(stdout, [])
     view: View | None = None
     legal: tuple[Action, ...] = ()
-    asked: int | None = None  # the version the person was last asked a move on
     waiting = ""
-    try:
-        async with connect(seat.socket_url, open_timeout=15) as socket:
-            await socket.send(json.dumps({"token": seat.token}))
-            while True:
-                message = json.loads(await socket.recv())
-                if message.get("type") == "error":
-                    error = message.get("error", {})
-                    rule = error.get("rule")
-                    text = error.get("message", "refused")
-                    plain.say(
-                        f"Refused: {text}" + (f" ({rule})" if rule and rule not in text else "")
-                    )
-                    asked = None
-                elif message.get("type") == "state":
-                    state = message["state"]
-                    plain.names = lobby_names(state)
-                    if state.get("view") is None:
-                        now = waiting_text(state)
-                        if now != waiting:
-                            plain.say(now)
-                            waiting = now
-                        continue
-                    joined = join_state(view, state)
-                    if joined is None:
-                        plain.say("Events went missing: connect again (the same command).")
-                        return 1
-                    view, legal = joined
-                    plain.tell_news(view)
-                if view is None:
-                    continue
-                if view.over:
-                    plain.show_end(view)
-                    return 0
-                if not view.is_my_turn or asked == view.version:
-                    continue
-                plain.show_turn(view, legal)
+    retry = 0
+    reached = False  # whether the server ever answered
+    while True:
+        asked: int | None = None  # the version the person was last asked a move on
+        held = len(view.events) if view is not None else 0
+        try:
+            async with connect(seat.socket_url, open_timeout=15) as socket:
+                first: dict[str, Any] = {"token": seat.token}
+                if held:
+                    first["events_from"] = held
+                await socket.send(json.dumps(first))
                 while True:
-                    action = await asyncio.to_thread(
-                        plain.ask, stdin, view, legal, lambda: _hint_now(seat)
-                    )
-                    if action is not None:
-                        break
-                asked = view.version
-                out = {"type": "action", "version": view.version, "action": action.to_json()}
-                await socket.send(json.dumps(out))
-    except PersonLeftError:
-        return 1
-    except (ConnectionClosed, OSError, InvalidStatus, TimeoutError) as error:
-        plain.say(f"The connection to {seat.base} ended ({error}); the same command comes back.")
-        return 1
+                    message = json.loads(await socket.recv())
+                    retry, reached = 0, True
+                    if message.get("type") == "error":
+                        error = message.get("error", {})
+                        rule = error.get("rule")
+                        text = error.get("message", "refused")
+                        said = f" ({rule})" if rule and rule not in text else ""
+                        plain.say(f"Refused: {text}{said}")
+                        asked = None
+                    elif message.get("type") == "state":
+                        state = message["state"]
+                        plain.names = lobby_names(state)
+                        if state.get("view") is None:
+                            if waiting != (now := waiting_text(state)):
+                                plain.say(now)
+                                waiting = now
+                            continue
+                        joined = join_state(view, state)
+                        if joined is None:  # events missing: connect again for all of them
+                            view = None
+                            break
+                        view, legal = joined
+                        plain.tell_news(view)
+                    if view is None:
+                        continue
+                    if view.over:
+                        plain.show_end(view)
+                        return 0
+                    if not view.is_my_turn or asked == view.version:
+                        continue
+                    plain.show_turn(view, legal)
+                    action = None
+                    while action is None:
+                        action = await asyncio.to_thread(
+                            plain.ask, stdin, view, legal, lambda: _hint_now(seat)
+                        )
+                    asked = view.version
+                    move = {"type": "action", "version": view.version, "action": action.to_json()}
+                    await socket.send(json.dumps(move))
+            code = None
+        except PersonLeftError:
+            return 1
+        except ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd is not None else None
+        except (OSError, InvalidStatus, TimeoutError) as error:
+            code = None
+            plain.say(f"Cannot reach {seat.base} ({error}).")
+        if code is not None and 4400 <= code < 4500:
+            if code == 4422 and view is not None:
+                view = None  # a resume the server refused: ask for every event
+                continue
+            plain.say(f"The server closed the seat (code {code}).")
+            return 1
+        if not reached:
+            return 1  # never connected: nothing to come back to
+        delay = min(8.0, 0.5 * 2**retry)
+        retry += 1
+        plain.say(f"Connection lost: trying again in {delay:g} s...")
+        await asyncio.sleep(delay)
 
 
 def _hint_now(seat: Seat) -> list[tuple[Action, float]]:

@@ -248,3 +248,71 @@ async def test_plain_mode_at_a_server_table(server_url):
     assert "You ended the turn." in said and "Web ended the turn." in said
     assert said.count("Your move: ") == 3  # refused, end, then the input ran out
     assert said.rstrip().endswith("No more input: the game stops unfinished.")
+
+
+class CuttableRelay:
+    """A TCP relay to the server whose connections a test can cut, as a network would."""
+
+    def __init__(self, target: str) -> None:
+        self.host, port = target.removeprefix("http://").split(":")
+        self.port = int(port)
+        self.links: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self.relay, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        self.links += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        for writer in self.links:
+            writer.transport.abort()
+        self.links.clear()
+
+
+@pytest.mark.anyio
+async def test_plain_mode_comes_back_when_the_connection_drops(server_url):
+    import io
+
+    from gotown.tui.remote import Seat, play_remote_plain
+
+    created = create_game(server_url, first_player=1)
+    joined = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    relay = CuttableRelay(server_url)
+    seat = Seat(await relay.start(), joined.game_id, joined.token)
+    out = io.StringIO()
+    playing = asyncio.create_task(play_remote_plain(seat, io.StringIO("end\n"), out))
+    browser = BrowserSeat(server_url, created)
+    async with connect(browser.url) as ws:
+        await ws.send(json.dumps({"token": browser.token}))
+        async for text in ws:
+            state = json.loads(text).get("state")
+            if state and state["view"] and state["view"]["active"] == 0:
+                break  # the terminal's end reached the browser
+        relay.cut()
+        for _ in range(200):
+            if "Connection lost: trying again" in out.getvalue():
+                break
+            await asyncio.sleep(0.05)
+        await ws.send(json.dumps({"type": "action", "version": state["version"],
+                                  "action": {"type": "end-turn"}}))  # fmt: skip
+        assert await asyncio.wait_for(playing, 30) == 1  # asked again; the input had ended
+    said = out.getvalue()
+    assert "Connection lost: trying again in 0.5 s..." in said
+    assert "Web ended the turn." in said
+    assert said.count("You ended the turn.") == 1  # the events held were not sent again
+    assert said.count("Turn 2: ") == 1
