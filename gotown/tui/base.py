@@ -132,6 +132,16 @@ class TableApp(App[None]):
                 log.write(line)
         self._logged = len(view.events)
 
+    def show_hint(self, found: list[tuple[Action, float]]) -> None:
+        """The strong bot's best moves, in notation, with each one's estimated chance to win
+        after it; the first also in words."""
+        if not found:
+            self.say("No hint: nothing to choose.")
+            return
+        first = words.describe_action(found[0][0], self.current_view(), self.seat_names())
+        best = ", ".join(f"{action} ({probability:.0%})" for action, probability in found)
+        self.say(f"Hint (chance to win after it): {best}. Best: {first}.")
+
     def restart_log(self) -> None:
         """A new game: the log starts again at its next drawing."""
         self._log_seat = -1

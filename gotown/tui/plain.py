@@ -101,7 +101,10 @@ class PlainSeat:
             return None
         if text == "hint":
             found = hint()
-            self.say("Hint: " + ", ".join(f"{a} ({p:.0%} to win)" for a, p in found))
+            best = ", ".join(f"{a} ({p:.0%} to win)" for a, p in found) or "nothing to choose"
+            if found:
+                best += f". Best: {words.describe_action(found[0][0], view, self.names)}"
+            self.say(f"Hint: {best}.")
             return None
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]

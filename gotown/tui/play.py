@@ -155,16 +155,13 @@ class PlayApp(TableApp):
     def find_hint(self, table: LocalTable, seat: int, version: int) -> None:
         found = table.hint(seat)
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self.show_hint, table, version, found)
+            self.call_from_thread(self.hint_found, table, version, found)
 
-    def show_hint(self, table: LocalTable, version: int, found: list[tuple[Action, float]]) -> None:
-        if table is not self.table or table.game.version != version:
-            return
-        if not found:
-            self.say("No hint: nothing to choose.")
-            return
-        best = ", ".join(f"{action} ({probability:.0%})" for action, probability in found)
-        self.say(f"Hint (chance to win after it): {best}")
+    def hint_found(
+        self, table: LocalTable, version: int, found: list[tuple[Action, float]]
+    ) -> None:
+        if table is self.table and table.game.version == version:
+            self.show_hint(found)
 
     def action_rematch(self) -> None:
         if not self.table.is_over:

@@ -283,10 +283,7 @@ class RemoteApp(TableApp):
             return
         if self.view is None or self.view.version != version:
             return
-        best = ", ".join(
-            f"{Action.from_json(h['action'])} ({h['win_probability']:.0%})" for h in found
-        )
-        self.say(f"Hint (chance to win after it): {best or 'nothing to choose'}")
+        self.show_hint([(Action.from_json(h["action"]), h["win_probability"]) for h in found])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The rematch key is there (and in the footer) once the game is over."""
