@@ -133,14 +133,16 @@ class TableApp(App[None]):
         self._logged = len(view.events)
 
     def show_hint(self, found: list[tuple[Action, float]]) -> None:
-        """The strong bot's best moves, in notation, with each one's estimated chance to win
-        after it; the first also in words."""
+        """The strong bot's moves, its choice first (the one its search trusts most, which is
+        not always the one with the highest estimate), each with its estimated chance to win
+        after it; its choice also in words."""
         if not found:
             self.say("No hint: nothing to choose.")
             return
         first = words.describe_action(found[0][0], self.current_view(), self.seat_names())
-        best = ", ".join(f"{action} ({probability:.0%})" for action, probability in found)
-        self.say(f"Hint (chance to win after it): {best}. Best: {first}.")
+        moves = ", ".join(f"{action} ({probability:.0%})" for action, probability in found)
+        self.say(f"Hint: {first}. The strong bot's choices, with the chance to win after "
+                 f"each: {moves}")  # fmt: skip
 
     def restart_log(self) -> None:
         """A new game: the log starts again at its next drawing."""

@@ -101,10 +101,13 @@ class PlainSeat:
             return None
         if text == "hint":
             found = hint()
-            best = ", ".join(f"{a} ({p:.0%} to win)" for a, p in found) or "nothing to choose"
-            if found:
-                best += f". Best: {words.describe_action(found[0][0], view, self.names)}"
-            self.say(f"Hint: {best}.")
+            if not found:
+                self.say("No hint: nothing to choose.")
+                return None
+            moves = ", ".join(f"{a} ({p:.0%})" for a, p in found)
+            first = words.describe_action(found[0][0], view, self.names)
+            self.say(f"Hint: {first}. The strong bot's choices, with the chance to win after "
+                     f"each: {moves}")  # fmt: skip
             return None
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]

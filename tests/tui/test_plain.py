@@ -115,3 +115,13 @@ def test_plain_replay_prints_the_game_as_a_spectator_saw_it(tmp_path):
     assert "Seat 1 drew a card." in result.output and "Seat 0 drew a card." in result.output
     assert " drew a " not in result.output.replace("drew a card", "")  # no card named (R22)
     assert "won" in result.output
+
+
+def test_plain_hint_says_the_strong_bot_s_choice_in_words():
+    result = CliRunner().invoke(
+        main, ["play", "--plain", "--seed", "5", "--option", "first_player=0"],
+        input="hint\nquit\n",
+    )  # fmt: skip
+    hint = next(line for line in result.output.splitlines() if "Hint: " in line)
+    assert "The strong bot's choices, with the chance to win after each: " in hint
+    assert hint.rstrip().endswith("%)")

@@ -179,10 +179,14 @@ async def test_hint_and_discard_pile_on_request():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("h")
-        await wait_until(pilot, lambda: "Hint (chance to win after it):" in screen_text(app))
-        line = screen_text(app).split("Hint (chance to win after it): ")[1].split("\n")[0]
+        await wait_until(pilot, lambda: "Hint: " in screen_text(app))
+        message = " ".join(app.query_one("#message").render().plain.split())
+        moves = message.split("chance to win after each: ")[1].split(", ")
         offered = {str(a) for a in table.legal(0)}
-        assert line.split(" (")[0] in offered and "%)" in line
+        assert moves and all(m.split(" (")[0] in offered and m.endswith("%)") for m in moves)
+        first = next(a for a in table.legal(0) if str(a) == moves[0].split(" (")[0])
+        said = words.describe_action(first, table.view(0), table.names)
+        assert message.startswith(f"Hint: {said}.")
         await pilot.press("d")
         await pilot.pause()
         assert "Discard pile (0 cards)" in screen_text(app)

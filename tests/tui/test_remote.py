@@ -164,7 +164,7 @@ async def test_the_terminal_waits_in_the_lobby_then_plays_and_asks_the_server_fo
         await pilot.pause()
         assert "Third" in screen_text(app)
         await pilot.press("h")
-        await wait_until(pilot, lambda: "Hint (chance to win after it):" in screen_text(app))
+        await wait_until(pilot, lambda: "The strong bot's choices" in screen_text(app))
 
 
 @pytest.mark.anyio
