@@ -1,0 +1,160 @@
+"""``gotown play --plain``: the game line by line, for screen readers, scripts and terminals
+where a full-screen app fails.
+
+It prints what happened (the person's events, R22), then on the person's turn the table, the
+hand and the legal actions numbered, and reads one line: a number from that list, a move in the
+notation (``3+6``, ``5@1``, ``end``), or ``help``, ``hint``, ``discard``, ``quit``. A refused
+move prints why, with its rule, and asks again. Bots play at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from gotown.engine import Action, GoTownError, View, parse_action
+
+from . import words
+from .table import LocalTable, Setup
+from .widgets import board_text
+
+HELP = (
+    "Type the number of an action, or a move in the notation (3+6, 5@1, dog#0, bone#1@1, "
+    "jackhammer@1, thief@1, milkshake@1, donut-truck, end); 'hint' for the strong bot's "
+    "advice, 'discard' for the discard pile, 'rules' for the rules, 'quit' to stop."
+)
+
+
+def hand_line(view: View) -> str:
+    """The hand, pairs that make nine in brackets: ``Your hand: (3 6) (5 ?) 7 Dog``."""
+    hand = view.hand or ()
+    parts = []
+    for group in words.hand_groups(hand):
+        names = " ".join(words.card_label(hand[i]) for i in group)
+        parts.append(f"({names})" if len(group) > 1 else names)
+    return "Your hand: " + (" ".join(parts) if parts else "empty")
+
+
+class PersonLeftError(Exception):
+    """The person left: ``quit``, or the end of the input."""
+
+
+class PlainSeat:
+    """One person's seat, line by line: what happened, the table on their turn, and their
+    answer read as an action (or a command: help, rules, discard, hint, quit)."""
+
+    def __init__(self, out: TextIO, names: list[str]) -> None:
+        self.out = out
+        self.names = names
+        self.logged = 0
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def tell_news(self, view: View) -> None:
+        """The events not told yet (R22: as the seat saw them)."""
+        if len(view.events) < self.logged:
+            self.logged = 0
+        for event in view.events[self.logged :]:
+            line = words.describe_event(event, view, self.names)
+            if line:
+                self.say(line)
+        self.logged = len(view.events)
+
+    def show_turn(self, view: View, legal: Sequence[Action]) -> None:
+        self.say(board_text(view, self.names, pointer="> ").plain)
+        self.say(hand_line(view))
+        for number, offered in enumerate(legal, 1):
+            self.say(f"  {number}. {offered}: {words.describe_action(offered, view, self.names)}")
+
+    def show_end(self, view: View) -> None:
+        self.say(board_text(view, self.names, pointer="> ").plain)
+        self.say(words.outcome_text(view, self.names))
+
+    def ask(
+        self,
+        source: TextIO,
+        view: View,
+        legal: Sequence[Action],
+        hint: Callable[[], list[tuple[Action, float]]],
+    ) -> Action | None:
+        """Read one answer: the action it names, or None when it was a command (answered
+        here) or no action (the reason said). Raises :class:`PersonLeftError`."""
+        self.out.write("Your move: ")
+        self.out.flush()
+        line = source.readline()
+        if not line:
+            self.say("\nNo more input: the game stops unfinished.")
+            raise PersonLeftError
+        text = line.strip()
+        if text in ("quit", "q"):
+            self.say("You left the game.")
+            raise PersonLeftError
+        if text in ("help", "?", "rules"):
+            self.say(HELP if text != "rules" else words.rules_text(view))
+            return None
+        if text == "discard":
+            pile = ", ".join(words.card_name(c) for c in reversed(view.discard)) or "empty"
+            self.say(f"Discard pile, newest first: {pile}")
+            return None
+        if text == "hint":
+            found = hint()
+            if not found:
+                self.say("No hint: nothing to choose.")
+                return None
+            moves = ", ".join(f"{a} ({p:.0%})" for a, p in found)
+            first = words.describe_action(found[0][0], view, self.names)
+            self.say(f"Hint: {first}. The strong bot's choices, with the chance to win after "
+                     f"each: {moves}")  # fmt: skip
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        try:
+            return parse_action(text)
+        except GoTownError as error:
+            self.say(f"Refused: {error}")
+            return None
+
+
+def play_plain(
+    setup: Setup,
+    save: str | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Play one game; 0 when it ended, 1 when the input ended (or ``quit``) before."""
+    if setup.people != 1:
+        raise ValueError("--plain seats one person: a hot-seat game needs the full screen")
+    source = stdin or sys.stdin
+    table = LocalTable(setup)
+    me = table.people[0]
+    seat = PlainSeat(stdout or sys.stdout, table.names)
+    who = "" if table.names[me] == "You" else f", {table.names[me]}"
+    seat.say(f"GoTown: {', '.join(table.names)}. You are seat {me}{who}. {HELP}")
+    while not table.is_over:
+        view = table.view(me)
+        seat.tell_news(view)
+        if table.active != me:
+            table.play(table.active, table.bot_choice(table.active))
+            continue
+        legal = table.legal(me)
+        seat.show_turn(view, legal)
+        try:
+            action = seat.ask(source, view, legal, lambda: table.hint(me))
+        except PersonLeftError:
+            return 1
+        if action is None:
+            continue
+        try:
+            table.play(me, action)
+        except GoTownError as error:
+            seat.say(f"Refused: {error}")
+    view = table.view(me)
+    seat.tell_news(view)
+    seat.show_end(view)
+    if save:
+        table.save(save)
+        seat.say(f"Saved to {save}.")
+    return 0

@@ -1,0 +1,176 @@
+"""``gotown play``: a game at one terminal against bots, or among people at one keyboard.
+
+The app holds a :class:`~gotown.tui.table.LocalTable` (the one game) and shows one seat's view
+at a time: the person at the keyboard, or nobody's hand (the public view) in a hot-seat game
+while the keyboard is between two people. A bot thinks in a worker thread, so that the clock,
+the log and the keys stay alive, and its action is played back on the app's thread at the
+pace asked (``speed`` seconds an action).
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.binding import Binding
+from textual.widgets import RichLog
+from textual.worker import get_current_worker
+
+from gotown.engine import Action, GoTownError, View
+
+from . import words
+from .base import TableApp
+from .table import LocalTable
+from .widgets import ActionList, HandOverScreen
+
+
+class PlayApp(TableApp):
+    """A game at this terminal: people at seats ``0..people-1``, bots at the others."""
+
+    BINDINGS = [
+        Binding("h", "hint", "Hint"),
+        Binding("slash", "type", "Type a move"),
+        Binding("escape", "unpick", "Unpick", show=False),
+        Binding("r", "rematch", "Rematch"),
+    ]
+
+    def __init__(self, table: LocalTable, speed: float = 0.8, save: str | None = None) -> None:
+        super().__init__()
+        self.table = table
+        self.speed = speed
+        self.save_path = save
+        self.hot_seat = len(table.people) > 1
+        #: The person at the keyboard (their view is shown), None while it is between two.
+        self.at_keyboard: int | None = None if self.hot_seat else table.people[0]
+        self._finished = False  # the hands at the end are in the log
+
+    def current_view(self) -> View:
+        return self.table.view(self.at_keyboard)
+
+    def current_legal(self) -> tuple[Action, ...]:
+        return self.table.legal(self.at_keyboard)
+
+    def seat_names(self) -> list[str]:
+        return self.table.names
+
+    def on_mount(self) -> None:
+        self.advance()
+
+    def submit(self, action: Action) -> None:
+        assert self.at_keyboard is not None
+        try:
+            self.table.play(self.at_keyboard, action)
+        except GoTownError as error:
+            self.refused(str(error))
+            return
+        self.played()
+        self.advance()
+
+    def advance(self) -> None:
+        """Show the game and set its next step going: a bot's action, a hand-over, the end."""
+        table = self.table
+        if table.is_over:
+            self.show()
+            self.finish()
+            return
+        active = table.active
+        if table.is_person(active):
+            if self.at_keyboard != active:
+                self.at_keyboard = None
+                self.show()
+                self.push_screen(
+                    HandOverScreen(table.names[active]),
+                    callback=lambda _: self.take_keyboard(table, active),
+                )
+                return
+            self.show()
+            self.query_one(ActionList).focus()
+            return
+        if self.hot_seat:
+            self.at_keyboard = None  # the keyboard is between two people: no hand shown
+        self.show()
+        self.think(table, active, table.game.version)
+
+    def take_keyboard(self, table: LocalTable, seat: int) -> None:
+        if table is self.table and not table.is_over and table.active == seat:
+            self.at_keyboard = seat
+        self.advance()
+
+    @work(thread=True, exclusive=True, group="bot")
+    def think(self, table: LocalTable, seat: int, version: int) -> None:
+        """The bot of ``seat`` chooses (off the app's thread), then its action is played after
+        ``speed`` seconds in all, so that a person can follow the game."""
+        worker = get_current_worker()
+        until = time.monotonic() + self.speed
+        action = table.bot_choice(seat)
+        while not worker.is_cancelled and time.monotonic() < until:
+            time.sleep(min(0.05, until - time.monotonic()))  # (the app may close meanwhile)
+        if not worker.is_cancelled:
+            self.call_from_thread(self.bot_played, table, seat, version, action)
+
+    def bot_played(self, table: LocalTable, seat: int, version: int, action: Action) -> None:
+        if table is not self.table or table.game.version != version or table.active != seat:
+            return  # a rematch began meanwhile
+        table.play(seat, action)
+        self.advance()
+
+    def finish(self) -> None:
+        """Who won; every hand laid down (R22: once the game is over, hands may be shown);
+        the record saved when asked."""
+        view = self.current_view()
+        names = self.table.names
+        log = self.query_one(RichLog)
+        hands = [
+            f"{names[s]}: {', '.join(words.card_name(c) for c in self.table.view(s).hand or ())}"
+            for s in range(view.players)
+        ]
+        if not self._finished:
+            self._finished = True
+            log.write("Hands at the end: " + "; ".join(hands) + ".")
+        text = words.outcome_text(view, names) + " Press r for a rematch, q to quit."
+        if self.save_path:
+            try:
+                self.table.save(self.save_path)
+                text += f" Saved to {self.save_path}."
+            except OSError as error:
+                text += f" Could not save to {self.save_path}: {error.strerror}."
+        self.say(text)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The rematch key is there (and in the footer) once the game is over."""
+        if action == "rematch":
+            return self.table.is_over
+        return True
+
+    def action_hint(self) -> None:
+        view = self.current_view()
+        if not view.is_my_turn or self.at_keyboard is None:
+            self.say("A hint is for your own turn.")
+            return
+        self.say("Thinking about a hint...")
+        self.find_hint(self.table, self.at_keyboard, view.version)
+
+    @work(thread=True, exclusive=True, group="hint")
+    def find_hint(self, table: LocalTable, seat: int, version: int) -> None:
+        found = table.hint(seat)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self.hint_found, table, version, found)
+
+    def hint_found(
+        self, table: LocalTable, version: int, found: list[tuple[Action, float]]
+    ) -> None:
+        if table is self.table and table.game.version == version:
+            self.show_hint(found)
+
+    def action_rematch(self) -> None:
+        if not self.table.is_over:
+            return
+        self.workers.cancel_group(self, "bot")
+        self.table = self.table.rematch()
+        self.at_keyboard = None if self.hot_seat else self.table.people[0]
+        self._finished = False
+        self.restart_log()
+        self.picked = ()
+        self.say("A new game.")
+        self.advance()

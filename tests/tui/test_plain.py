@@ -1,0 +1,127 @@
+"""``gotown play --plain``: a game's actions piped through standard input."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from gotown.cli import main
+from gotown.engine import Record
+
+
+def test_plain_plays_a_whole_game_from_standard_input(tmp_path):
+    """Answering 1 (the first action listed) to every prompt plays a game to its end."""
+    save = tmp_path / "game.json"
+    result = CliRunner().invoke(
+        main,
+        ["play", "--plain", "--seed", "7", "--bots", "easy", "--save", str(save)],
+        input="1\n" * 400,
+    )
+    assert result.exit_code == 0, result.output
+    record = Record.from_json(json.loads(save.read_text()))
+    game = record.replay()
+    assert game.is_over
+    winner = game.outcome().winner
+    assert ("You won" if winner == 0 else "Easy bot won") in result.output
+    assert f"Saved to {save}." in result.output
+    assert "Your hand: " in result.output
+
+
+def test_plain_refuses_a_move_with_its_rule_and_asks_again():
+    result = CliRunner().invoke(
+        main,
+        ["play", "--plain", "--seed", "2", "--option", "first_player=0"],
+        input="wrecking-ball@1\nsuper-thief\n2+2\nquit\n",
+    )
+    assert result.exit_code == 1
+    assert "Refused: you hold no wrecking-ball card (R15)" in result.output
+    assert "Refused: you hold no super-thief card (R17)" in result.output
+    assert "Refused: 2 and 2 add up to 4, not 9 (R5)" in result.output
+    assert result.output.count("Your move: ") == 4
+    assert "You left the game." in result.output
+
+
+def test_plain_stops_when_the_input_ends():
+    result = CliRunner().invoke(main, ["play", "--plain", "--seed", "3"], input="")
+    assert result.exit_code == 1
+    assert "the game stops unfinished" in result.output
+
+
+def test_bad_options_are_refused_before_any_game():
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--plain", "--option", "win_floors=7"])
+    assert result.exit_code == 2
+    assert "option win_floors: 7 is not 4 or 5 (R23)" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--short", "--option", "win_floors=5"])
+    assert result.exit_code == 2 and "--short is win_floors=4" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--bots", "medium,nobody", "--players", "3"])
+    assert result.exit_code == 2 and "unknown bot level 'nobody'" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--save", "/no/such/folder/game.json"])
+    assert result.exit_code == 2 and "its folder does not exist" in result.output
+    result = runner.invoke(main, ["play", "--plain", "--people", "2"])
+    assert result.exit_code == 2 and "hot-seat game needs the full screen" in result.output
+
+
+def test_play_with_no_arguments_seats_you_against_a_medium_bot(monkeypatch):
+    from gotown.tui.play import PlayApp
+
+    started: list[PlayApp] = []
+    monkeypatch.setattr(PlayApp, "run", lambda self: started.append(self))
+    runner = CliRunner()
+    assert runner.invoke(main, ["play"]).exit_code == 0
+    table = started[-1].table
+    assert table.game.players == 2 and table.people == [0]
+    assert [bot.name for bot in table.bots.values()] == ["medium"]
+    assert table.game.options.win_floors == 5
+
+    args = ["play", "--players", "4", "--bots", "hard,easy", "--short", "--name", "Zoe",
+            "--option", "dog_placement=any", "--seed", "8", "--speed", "0"]  # fmt: skip
+    assert runner.invoke(main, args).exit_code == 0
+    app = started[-1]
+    table = app.table
+    assert [bot.name for bot in table.bots.values()] == ["hard", "easy", "easy"]
+    assert table.names[0] == "Zoe" and table.seed == 8 and app.speed == 0
+    assert table.game.options.win_floors == 4 and table.game.options.dog_placement == "any"
+
+    assert runner.invoke(main, ["play", "--people", "2", "--name", "Ann,Bob"]).exit_code == 0
+    table = started[-1].table
+    assert table.people == [0, 1] and not table.bots and table.names == ["Ann", "Bob"]
+
+
+def test_replay_and_connect_refuse_what_they_cannot_use(tmp_path):
+    runner = CliRunner()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"players": 2, "options": {}, "seed": 1, "actions": [{"type": "build"}]}')
+    result = runner.invoke(main, ["play", "--replay", str(bad)])
+    assert result.exit_code == 2 and "action 0 of the record" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/w/abc"])
+    assert result.exit_code == 2 and "neither an invitation" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x", "--replay",
+                                  str(bad)])  # fmt: skip
+    assert result.exit_code == 2 and "--connect plays, --replay shows a record" in result.output
+    result = runner.invoke(main, ["play", "--connect", "http://127.0.0.1:9/j/x"])
+    assert result.exit_code == 2 and "cannot reach http://127.0.0.1:9" in result.output
+
+
+def test_plain_replay_prints_the_game_as_a_spectator_saw_it(tmp_path):
+    save = tmp_path / "game.json"
+    runner = CliRunner()
+    played = runner.invoke(main, ["play", "--plain", "--seed", "7", "--bots", "easy",
+                                  "--save", str(save)], input="1\n" * 400)  # fmt: skip
+    assert played.exit_code == 0
+    result = runner.invoke(main, ["play", "--replay", str(save), "--plain"])
+    assert result.exit_code == 0
+    assert "Seat 1 drew a card." in result.output and "Seat 0 drew a card." in result.output
+    assert " drew a " not in result.output.replace("drew a card", "")  # no card named (R22)
+    assert "won" in result.output
+
+
+def test_plain_hint_says_the_strong_bot_s_choice_in_words():
+    result = CliRunner().invoke(
+        main, ["play", "--plain", "--seed", "5", "--option", "first_player=0"],
+        input="hint\nquit\n",
+    )  # fmt: skip
+    hint = next(line for line in result.output.splitlines() if "Hint: " in line)
+    assert "The strong bot's choices, with the chance to win after each: " in hint
+    assert hint.rstrip().endswith("%)")

@@ -1,0 +1,48 @@
+"""The game in plain words (shared by the full screen and --plain)."""
+
+from __future__ import annotations
+
+from gotown.engine import Action, Game, Options
+from gotown.tui import words
+
+
+def groups_of(hand: tuple[str, ...]) -> list[list[str]]:
+    found = words.hand_groups(hand)
+    assert sorted(i for group in found for i in group) == list(range(len(hand)))
+    return [[hand[i] for i in group] for group in found]
+
+
+def test_r5_hand_groups_lay_out_as_many_floors_as_the_cards_make():
+    assert groups_of(("1", "3", "6", "8", "dog")) == [["1", "8"], ["3", "6"], ["dog"]]
+    assert groups_of(("?", "2", "5", "7")) == [["2", "7"], ["5", "?"]]
+    # Two jokers split 3+6 into two floors: three floors, not two and a lone joker.
+    assert sorted(map(sorted, groups_of(("?", "?", "3", "4", "5", "6")))) == [
+        ["3", "?"], ["4", "5"], ["6", "?"],
+    ]  # fmt: skip
+    assert groups_of(("?", "?")) == [["?"], ["?"]]  # two jokers never make a floor
+
+
+def test_a_joker_floor_shows_the_value_it_stands_for():
+    assert words.floor_text(("3", "?")) == "3+?=6"
+    assert words.floor_text(("4", "5", "dog")) == "4+5+D"
+
+
+def test_r22_the_log_says_what_the_seat_saw_and_no_more():
+    """A card another seat drew is "a card" in the log; one's own draw is named."""
+    game = Game.new(players=2, seed=4, options=Options(first_player=0))
+    game.apply(Action.end_turn())
+    names = ["Ann", "Bob"]
+    mine, theirs = game.view(0), game.view(1)
+    draws = [e for e in mine.events if e.type == "draw" and e.seat == 1]
+    assert words.describe_event(draws[-1], mine, names) == "Bob drew a card."
+    own = [e for e in theirs.events if e.type == "draw" and e.seat == 1][-1]
+    assert own.card is not None
+    assert words.describe_event(own, theirs, names).startswith("You drew a")
+
+
+def test_a_steal_in_the_log_names_the_card_by_its_value_and_the_actor_s_card():
+    game = Game.new(players=2, seed=4, options=Options(first_player=0))
+    view = game.view(0)
+    steal = Action.steal("1", target=0)
+    said = words.describe_action(steal, view, ["Ann", "Bob"], actor=1, now=False)
+    assert said == "steal-build: their 1 + the card worth 8 on your top"
