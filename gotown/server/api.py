@@ -7,9 +7,7 @@ import collections
 import contextlib
 import io
 import json
-import sys
 import time
-from collections.abc import Sequence
 from typing import Annotated, Any
 
 import segno
@@ -21,7 +19,15 @@ from starlette.websockets import WebSocketState
 from gotown.engine import OPTION_CHOICES, Options
 
 from . import schemas
-from .service import BOTS_ONLY_TURN_LIMIT, GameService, ServiceError, bot_levels
+from .errors import (
+    DomainError,
+    InvalidError,
+    MalformedError,
+    describe_invalid,
+    describe_unparsable,
+    status_of,
+)
+from .service import BOTS_ONLY_TURN_LIMIT, GameService, bot_levels
 
 router = APIRouter(prefix="/api")
 
@@ -46,31 +52,6 @@ def option_meta() -> dict[str, schemas.OptionOut]:
         bots_only_default=BOTS_ONLY_TURN_LIMIT,
     )
     return meta
-
-
-def describe_invalid(errors: Sequence[Any]) -> str:
-    """Pydantic's errors as one line naming each wrong field (the first five): what a 422
-    ``invalid-request`` says, over HTTP and over the WebSocket alike."""
-    parts = []
-    for e in errors[:5]:
-        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-        parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
-    return "; ".join(parts)
-
-
-def describe_unparsable(exc: BaseException | None) -> str:
-    """What is wrong with a body (or a socket message) that is not JSON Python can read, as
-    far as the error tells: nested too deeply, a number too long, not UTF-8, or not JSON."""
-    if isinstance(exc, RecursionError):
-        return "not JSON this server reads: arrays and objects are nested too deeply"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not JSON: the body is not UTF-8 text"
-    if isinstance(exc, ValueError) and "digits" in str(exc):
-        return (
-            "not JSON this server reads: a number has more than "
-            f"{sys.get_int_max_str_digits()} digits"
-        )
-    return "not valid JSON"
 
 
 def client_address(request: Request) -> str:
@@ -260,8 +241,7 @@ async def qr(code: str, request: Request, service: Service) -> Response:
         code_image = segno.make(lobby.invite_url, error="m")
     except segno.DataOverflowError as exc:
         # Without GOTOWN_PUBLIC_BASE_URL the link starts with the request's Host: a client's.
-        raise ServiceError(
-            400,
+        raise MalformedError(
             "bad-request",
             f"the invitation link ({len(lobby.invite_url)} characters) is too long for a QR "
             "code: is the Host header right?",
@@ -331,36 +311,34 @@ async def _receive_text(websocket: WebSocket) -> str | None:
 
 
 def _parse(text: str) -> Any:
-    """JSON, or ServiceError 400 ``malformed-json`` saying what is wrong with it (also for
+    """JSON, or MalformedError ``malformed-json`` saying what is wrong with it (also for
     nesting too deep to parse, and a number too long)."""
     try:
         return json.loads(text)
     except (RecursionError, ValueError) as exc:
-        raise ServiceError(400, "malformed-json", describe_unparsable(exc)) from exc
+        raise MalformedError("malformed-json", describe_unparsable(exc)) from exc
 
 
 def _first_message(text: str | None) -> tuple[str | None, int]:
     """The token of the first message (None: a spectator) and its ``events_from`` (0 when left
-    out); ServiceError 400 for anything but ``{"token": "..."}`` or ``{"token": null}``, with
+    out); MalformedError for anything but ``{"token": "..."}`` or ``{"token": null}``, with
     an optional ``"events_from"``, and 422 ``invalid-request`` for an ``events_from`` that is
     not a whole number of at least 0 (whether the game has that many events is checked when
     the first state is built)."""
     if text is None:
-        raise ServiceError(400, "bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
+        raise MalformedError("bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
     try:
         first = _parse(text)
-    except ServiceError as exc:
-        raise ServiceError(400, exc.code, f"{exc.message}; {FIRST_MESSAGE}") from exc
+    except DomainError as exc:
+        raise MalformedError(exc.code, f"{exc.message}; {FIRST_MESSAGE}") from exc
     if not isinstance(first, dict) or not {"token"} <= set(first) <= {"token", "events_from"}:
-        raise ServiceError(400, "bad-request", FIRST_MESSAGE)
+        raise MalformedError("bad-request", FIRST_MESSAGE)
     token = first["token"]
     if token is not None and not isinstance(token, str):
-        raise ServiceError(400, "bad-request", "token must be a string")
+        raise MalformedError("bad-request", "token must be a string")
     events_from = first.get("events_from", 0)
     if type(events_from) is not int or events_from < 0:
-        raise ServiceError(
-            422, "invalid-request", "events_from: a whole number of at least 0, please"
-        )
+        raise InvalidError("invalid-request", "events_from: a whole number of at least 0, please")
     return token, events_from
 
 
@@ -395,10 +373,10 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
         token, resume_from = _first_message(first)
         seat = await service.resolve_token(game_id, token)
         live = await service._live(game_id)
-    except ServiceError as exc:
+    except DomainError as exc:
         with contextlib.suppress(WebSocketDisconnect):  # (unless the client left already)
             await _send(websocket, {"type": "error", **exc.body()})
-            await websocket.close(code=4000 + exc.status)
+            await websocket.close(code=4000 + status_of(exc))
         return
     except (TimeoutError, WebSocketDisconnect):
         with contextlib.suppress(Exception):
@@ -413,9 +391,9 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
             await service.catch_up(live)
             try:
                 first_state = await service.state_for(live, seat, base, resume_from)
-            except ServiceError as exc:  # more events than the game has
+            except DomainError as exc:  # more events than the game has
                 await _send(websocket, {"type": "error", **exc.body()})
-                await websocket.close(code=4000 + exc.status)
+                await websocket.close(code=4000 + status_of(exc))
                 return
             await _send_state(websocket, service, first_state)
             # How many of the game's events this connection was sent: each push sends the rest.
@@ -456,7 +434,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         continue
                     try:
                         message = _parse(text)
-                    except ServiceError as exc:
+                    except DomainError as exc:
                         await _send(websocket, {"type": "error", **exc.body()})
                         continue
                     kind = message.get("type") if isinstance(message, dict) else None
@@ -470,7 +448,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         try:
                             body = schemas.ActionIn.model_validate(fields)
                             await service.play(game_id, token, body)
-                        except ServiceError as exc:
+                        except DomainError as exc:
                             await _send(websocket, {"type": "error", **exc.body()})
                         except ValidationError as exc:
                             await _send(

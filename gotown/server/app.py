@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import schemas
-from .api import describe_invalid, describe_unparsable, router, ws_router
+from . import errors, schemas
+from .api import router, ws_router
+from .errors import NotFoundError
 from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
 from .pubsub import PubSub
-from .service import BOTS_ONLY_TURN_LIMIT, GameService, ServiceError
+from .service import BOTS_ONLY_TURN_LIMIT, GameService
 from .settings import Settings
 from .storage import Store
 
@@ -67,54 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RateLimitMiddleware, limit=rate_limit)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
 
-    @app.exception_handler(ServiceError)
-    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        kind = request.headers.get("content-type", "")
-        media = kind.split(";")[0].strip().lower()
-        body_errors = any(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors)
-        if body_errors and media != "application/json" and not media.endswith("+json"):
-            # FastAPI reads a body as JSON only when it says it is: name that, not the fields.
-            sent = f"it came as {kind!r}" if kind else "it came without one"
-            message = f"send the body as JSON, with Content-Type: application/json ({sent})"
-            return JSONResponse(
-                {"error": {"code": "invalid-request", "message": message}}, status_code=422
-            )
-        if any(e.get("type") == "json_invalid" for e in errors):
-            return JSONResponse(
-                {
-                    "error": {
-                        "code": "malformed-json",
-                        "message": "the request body is not valid JSON",
-                    }
-                },
-                status_code=400,
-            )
-        return JSONResponse(
-            {"error": {"code": "invalid-request", "message": describe_invalid(errors)}},
-            status_code=422,
-        )
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
-        cause = exc.__cause__
-        if exc.status_code == 400 and isinstance(cause, (RecursionError, ValueError)):
-            # FastAPI's "There was an error parsing the body": JSON that json.loads refuses
-            # otherwise than as malformed (nested too deeply, a number too long, not UTF-8).
-            return JSONResponse(
-                {"error": {"code": "malformed-json", "message": describe_unparsable(cause)}},
-                status_code=400,
-            )
-        return JSONResponse(
-            {"error": {"code": f"http-{exc.status_code}", "message": str(exc.detail)}},
-            status_code=exc.status_code,
-            headers=getattr(exc, "headers", None),
-        )
-
+    errors.install(app)
     app.include_router(router)
     app.include_router(ws_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -136,7 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/rules/{lang}", include_in_schema=False)
     async def rules(lang: str) -> Response:
         if lang not in schemas.LANGUAGES:
-            raise ServiceError(404, "unknown-language", f"no rules page in {lang!r}")
+            raise NotFoundError("unknown-language", f"no rules page in {lang!r}")
         return FileResponse(STATIC_DIR / "rules" / f"{lang}.html", media_type="text/html")
 
     @app.get("/healthz", include_in_schema=False)

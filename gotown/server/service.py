@@ -55,11 +55,22 @@ from gotown.engine import (
 )
 
 from . import schemas
+from .errors import (
+    BusyError,
+    ConflictError,
+    DomainError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    UnauthenticatedError,
+    UnavailableError,
+)
 from .fairgate import FairGate
 from .presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .pubsub import Notice, PubSub
 from .settings import Settings
-from .storage import ConflictError, SeatChangedError, Store, StoredGame, StoredSeat, stamp_of
+from .storage import ConflictError as WriteConflictError
+from .storage import SeatChangedError, Store, StoredGame, StoredSeat, stamp_of
 from .workers import Workers
 
 log = logging.getLogger("gotown.server")
@@ -98,23 +109,6 @@ BOTS_ONLY_TURN_LIMIT = 300
 EVENTS_BUILT_IN_LOOP = 256
 
 
-class ServiceError(Exception):
-    """A refusal, with an HTTP status, a short machine code and a sentence for people."""
-
-    def __init__(self, status: int, code: str, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.rule = rule
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.rule:
-            error["rule"] = self.rule
-        return {"error": error}
-
-
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -124,13 +118,13 @@ def bots_module() -> Any:
     try:
         return importlib.import_module("gotown.bots")
     except ImportError as exc:  # pragma: no cover - depends on the tree
-        raise ServiceError(503, "bots-unavailable", f"the bots are not available: {exc}") from exc
+        raise UnavailableError("bots-unavailable", f"the bots are not available: {exc}") from exc
 
 
 def bot_levels() -> tuple[str, ...]:
     try:
         return tuple(bots_module().LEVELS)
-    except ServiceError:  # pragma: no cover
+    except DomainError:  # pragma: no cover
         return DEFAULT_BOT_LEVELS
 
 
@@ -386,8 +380,8 @@ class GameService:
             return await asyncio.to_thread(fn, *args)
         except DB_UNAVAILABLE as exc:
             log.warning("the database does not answer (%s): %s", type(exc).__name__, exc)
-            raise ServiceError(
-                503, "storage-unavailable", "the game store does not answer: try again shortly"
+            raise UnavailableError(
+                "storage-unavailable", "the game store does not answer: try again shortly"
             ) from exc
 
     async def _live(self, game_id: str) -> LiveGame:
@@ -397,7 +391,7 @@ class GameService:
             live.used = time.monotonic()
             return live
         if not GAME_ID_SHAPE.fullmatch(game_id):
-            raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
+            raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
         async with self._load_lock:
             live = self._games.get(game_id)
             if live is None:
@@ -451,7 +445,7 @@ class GameService:
     async def _load(self, game_id: str) -> tuple[StoredGame, Game | None]:
         stored = await self._db(self.store.load_game, game_id)
         if stored is None:
-            raise ServiceError(404, "unknown-game", f"there is no game {game_id!r}")
+            raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
         game = await asyncio.to_thread(rebuild, stored)
         if game is not None and game.is_over and stored.status != "over":
             # The last action was stored but the server stopped before marking the end.
@@ -540,21 +534,18 @@ class GameService:
         seat = self.seat_of(live, token)
         if seat is None:
             if not token:
-                raise ServiceError(401, "missing-token", "this needs your seat's token")
-            raise ServiceError(
-                403, "wrong-token", "this token does not belong to a seat of this game"
-            )
+                raise UnauthenticatedError("missing-token", "this needs your seat's token")
+            raise ForbiddenError("wrong-token", "this token does not belong to a seat of this game")
         return seat
 
     @staticmethod
-    def _check_seat_number(live: LiveGame, seat: int, status: int) -> None:
-        """Refuse a seat number the game does not have (``status``: 404 for a seat in the path,
-        422 for one in the body). Messages name seats as requests do, from 0 (as the engine's
-        messages, which reach the same clients); the page shows its own words."""
+    def _check_seat_number(live: LiveGame, seat: int, kind: type[DomainError]) -> None:
+        """Refuse a seat number the game does not have (``kind``: NotFoundError for a seat in
+        the path, InvalidError for one in the body). Messages name seats as requests do, from 0
+        (as the engine's messages, which reach the same clients); the page shows its own words."""
         players = live.stored.players
         if not 0 <= seat < players:
-            raise ServiceError(
-                status,
+            raise kind(
                 "unknown-seat",
                 f"there is no seat {seat}: this game has {players} seats, 0 to {players - 1}",
             )
@@ -582,23 +573,21 @@ class GameService:
         record replays as it was played (a game stored before this ceiling keeps its null)."""
         if spec.seed is not None and not self.settings.allow_seed:
             # The seed deals every card: a player who chose it could see all the hands (R22).
-            raise ServiceError(
-                422, "seed-not-allowed", "seed: this server does not let clients choose the seed"
+            raise InvalidError(
+                "seed-not-allowed", "seed: this server does not let clients choose the seed"
             )
         if spec.name is not None and not spec.name.strip():
-            raise ServiceError(422, "invalid-name", "name: type a name (or leave it out)")
+            raise InvalidError("invalid-name", "name: type a name (or leave it out)")
         levels = bot_levels()
         for i, seat in enumerate(spec.seats):
             if seat.kind == "bot" and (seat.level or "medium") not in levels:
-                raise ServiceError(
-                    422,
+                raise InvalidError(
                     "unknown-level",
                     f"seat {i}: bot level {seat.level!r} is not one of {list(levels)}",
                 )
             if seat.kind == "human" and seat.level is not None:
                 # Refused rather than dropped: the client meant a bot, or sent a stale form.
-                raise ServiceError(
-                    422,
+                raise InvalidError(
                     "level-for-person",
                     f"seat {i}: a level ({seat.level!r}) is for a bot's seat; a person's seat "
                     'takes none (send "kind": "bot" for a bot)',
@@ -606,14 +595,11 @@ class GameService:
         try:
             options = Options.from_json(spec.options)
             if options.first_player != "random" and int(options.first_player) >= len(spec.seats):
-                raise ServiceError(
-                    422, "invalid-options", "first_player must be one of the seats (R23)"
-                )
+                raise InvalidError("invalid-options", "first_player must be one of the seats (R23)")
         except GoTownError as exc:
-            raise ServiceError(422, "invalid-options", str(exc)) from exc
+            raise InvalidError("invalid-options", str(exc)) from exc
         if options.turn_limit is not None and options.turn_limit > schemas.MAX_TURN_LIMIT:
-            raise ServiceError(
-                422,
+            raise InvalidError(
                 "invalid-options",
                 f"option turn_limit: {options.turn_limit} is more than this server's "
                 f"{schemas.MAX_TURN_LIMIT} turns (R23)",
@@ -689,7 +675,7 @@ class GameService:
         if INVITE_CODE_SHAPE.fullmatch(code):
             game_id = await self._db(self.store.game_id_for_invite, code)
         if game_id is None:
-            raise ServiceError(404, "unknown-invitation", "this invitation link is not valid")
+            raise NotFoundError("unknown-invitation", "this invitation link is not valid")
         return game_id
 
     async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
@@ -697,19 +683,19 @@ class GameService:
         if not hmac.compare_digest(
             live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
         ):
-            raise ServiceError(403, "wrong-invitation", "this invitation code is not for this game")
+            raise ForbiddenError("wrong-invitation", "this invitation code is not for this game")
         name = body.name.strip()
         if not name:
-            raise ServiceError(422, "invalid-name", "type a name")
+            raise InvalidError("invalid-name", "type a name")
         if body.seat is not None:
-            self._check_seat_number(live, body.seat, 422)
+            self._check_seat_number(live, body.seat, InvalidError)
         async with live.lock:
             free = [s.seat for s in live.stored.seats if s.is_free]
             if not free:
-                raise ServiceError(409, "no-free-seat", "every seat of this game is taken")
+                raise ConflictError("no-free-seat", "every seat of this game is taken")
             seat = free[0] if body.seat is None else body.seat
             if seat not in free:
-                raise ServiceError(409, "seat-taken", f"seat {seat} is not free")
+                raise ConflictError("seat-taken", f"seat {seat} is not free")
             token = await self._seat_person(live, seat, name)
             await self._maybe_start(live)
         await self._notify(live, "lobby")
@@ -729,7 +715,7 @@ class GameService:
             take = functools.partial(take, from_bot=True)
         if not await self._db(take, live.stored.id, seat, name, hash_token(token)):
             await self._reload(live)
-            raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
+            raise ConflictError("seat-taken", f"seat {seat} was just taken")
         target = live.stored.seats[seat]
         target.kind, target.level = "human", None
         target.name, target.token_hash = name, hash_token(token)
@@ -756,7 +742,7 @@ class GameService:
             return
         try:
             started = await self._db(self.store.set_status, live.stored.id, "playing", "lobby")
-        except ServiceError:
+        except DomainError:
             return  # (logged by _db)
         if started:
             live.game = _new_game(live.stored)
@@ -804,8 +790,7 @@ class GameService:
         client cannot hold events the game has not had."""
         count = 0 if live.game is None else live.game.event_count
         if not 0 <= events_from <= count:
-            raise ServiceError(
-                422,
+            raise InvalidError(
                 "invalid-request",
                 f"events_from: {events_from} is not between 0 and the game's event count ({count})",
             )
@@ -949,9 +934,7 @@ class GameService:
             # A request that asks for too much changes nothing.
             self.check_events_from(live, body.events_from)
             if live.stored.seats[seat].kind == "bot":
-                raise ServiceError(
-                    409, "seat-is-bot", "a bot plays this seat now; take it back first"
-                )
+                raise ConflictError("seat-is-bot", "a bot plays this seat now; take it back first")
             await self._apply(live, seat, body.version, body.action)
         await self._notify(live, "action")
         self._kick_bots(live)
@@ -960,29 +943,28 @@ class GameService:
         """Check and apply one action; the caller holds the game's lock."""
         game = live.game
         if game is None:
-            raise ServiceError(409, "not-started", "the game has not started: seats are still free")
+            raise ConflictError("not-started", "the game has not started: seats are still free")
         if game.is_over:
-            raise ServiceError(409, "game-over", "the game is over")
+            raise ConflictError("game-over", "the game is over")
         if version != game.version:
-            raise ServiceError(
-                409,
+            raise ConflictError(
                 "stale-version",
                 f"this action was made on version {version}, but the game is at version "
                 f"{game.version}: it is stale or was already sent",
             )
         if game.active != seat:
-            raise ServiceError(409, "not-your-turn", f"it is seat {game.active}'s turn, not yours")
+            raise ConflictError("not-your-turn", f"it is seat {game.active}'s turn, not yours")
         try:
             action = Action.from_json(data)
         except (GoTownError, TypeError, KeyError, ValueError) as exc:
-            raise ServiceError(422, "invalid-action", f"not an action: {exc}") from exc
+            raise InvalidError("invalid-action", f"not an action: {exc}") from exc
         after = game.copy()
         try:
             after.apply(action)
         except IllegalActionError as exc:
-            raise ServiceError(422, "illegal-action", exc.reason, rule=exc.rule) from exc
+            raise InvalidError("illegal-action", exc.reason, rule=exc.rule) from exc
         except InvalidActionError as exc:
-            raise ServiceError(422, "invalid-action", str(exc)) from exc
+            raise InvalidError("invalid-action", str(exc)) from exc
         # The action and, when it ends the game, the status are one write: a failure between
         # two writes would answer "try again" for an action that was made.
         # Who made it (the seat's kind here) is checked there too: another process may have
@@ -994,11 +976,11 @@ class GameService:
         except SeatChangedError as exc:
             await self._reload(live)
             if kind == "human":
-                raise ServiceError(409, "seat-is-bot", f"{exc}: take it back first") from exc
-            raise ServiceError(409, "stale-version", str(exc)) from exc  # (a bot's: not shown)
-        except ConflictError as exc:
+                raise ConflictError("seat-is-bot", f"{exc}: take it back first") from exc
+            raise ConflictError("stale-version", str(exc)) from exc  # (a bot's: not shown)
+        except WriteConflictError as exc:
             await self._reload(live)
-            raise ServiceError(409, "stale-version", "another action was applied first") from exc
+            raise ConflictError("stale-version", "another action was applied first") from exc
         live.game = after
         live.used = time.monotonic()
         live.stored.actions.append(action.to_json())
@@ -1043,7 +1025,7 @@ class GameService:
             # Not reserved when it was created or handed over: resumed at a start.
             try:
                 self._reserve_bots_only(game_id, live.owner)
-            except ServiceError as exc:
+            except DomainError as exc:
                 log.info("the bots of game %s stand still: %s", game_id, exc.message)
                 return
         live.bot_task = asyncio.get_running_loop().create_task(self._run_bots(live))
@@ -1065,8 +1047,7 @@ class GameService:
             return
         limit = self.settings.max_bots_only_tables
         if len(self._bots_only) >= limit:
-            raise ServiceError(
-                429,
+            raise BusyError(
                 "too-many-bot-tables",
                 f"{len(self._bots_only)} tables of bots only are playing on this server, its "
                 f"limit ({limit}): try again when one has ended",
@@ -1075,8 +1056,7 @@ class GameService:
             per_client = self.settings.max_bots_only_tables_per_client
             mine = sum(1 for owner in self._bots_only.values() if owner == client)
             if mine >= per_client:
-                raise ServiceError(
-                    429,
+                raise BusyError(
                     "too-many-bot-tables",
                     f"your address already has {mine} tables of bots only playing, the limit "
                     f"per address ({per_client}): try again when one has ended",
@@ -1157,8 +1137,8 @@ class GameService:
                 if live.stored.seats[seat].kind != "bot":
                     return "again"
                 await self._apply(live, seat, version, action.to_json())
-            except ServiceError as exc:
-                if exc.status == 503:
+            except DomainError as exc:
+                if isinstance(exc, UnavailableError):
                     return "unavailable"
                 log.error("bot move refused in game %s: %s", live.stored.id, exc.message)
                 return "stop"
@@ -1209,27 +1189,25 @@ class GameService:
 
         try:
             return await _shared(live.estimates, (seat, version, kind), start, keep_the_newest)
-        except (asyncio.CancelledError, ServiceError):
+        except (asyncio.CancelledError, DomainError):
             raise
         except Exception as exc:
             log.exception("the estimate for seat %s failed in game %s", seat, live.stored.id)
-            raise ServiceError(503, "estimate-failed", "the estimate failed: try again") from exc
+            raise UnavailableError("estimate-failed", "the estimate failed: try again") from exc
 
     def _admit_estimate(self, client: str) -> None:
         """Count a new estimate of ``client``, or refuse it (429 ``estimate-busy``) when the
         hint worker already has as many as it may queue, in all or for that address."""
         limit = self.settings.max_pending_estimates
         if self._estimates_pending >= limit:
-            raise ServiceError(
-                429,
+            raise BusyError(
                 "estimate-busy",
                 f"{self._estimates_pending} estimates are being computed on this server, its "
                 f"limit ({limit}): try again in a moment",
             )
         per_client = self.settings.max_pending_estimates_per_client
         if self._estimates_by_client[client] >= per_client:
-            raise ServiceError(
-                429,
+            raise BusyError(
                 "estimate-busy",
                 f"your address already waits for {self._estimates_by_client[client]} "
                 f"estimates, the limit per address ({per_client}): try again when they are done",
@@ -1253,9 +1231,9 @@ class GameService:
         seat = self._require_seat(live, token)
         game = live.game
         if game is None or game.is_over:
-            raise ServiceError(409, "no-hint", "there is nothing to hint: the game is not running")
+            raise ConflictError("no-hint", "there is nothing to hint: the game is not running")
         if game.active != seat:
-            raise ServiceError(409, "not-your-turn", "hints are for your own turn")
+            raise ConflictError("not-your-turn", "hints are for your own turn")
         version = game.version
         result = await self._estimate(
             live, seat, version, "hint", self._hints_now(game), game, client
@@ -1280,8 +1258,8 @@ class GameService:
         seat = self._require_seat(live, token)
         game = live.game
         if game is None or game.is_over:
-            raise ServiceError(
-                409, "not-running", "there are no chances to estimate: the game is not running"
+            raise ConflictError(
+                "not-running", "there are no chances to estimate: the game is not running"
             )
         if game.active == seat:
             version = game.version
@@ -1436,7 +1414,7 @@ class GameService:
             await asyncio.sleep(presence.interval)
             try:
                 await self._catch_up(live)
-            except ServiceError:
+            except DomainError:
                 pass  # the game is gone, or the database does not answer (_db logged it)
             except Exception:  # a bug must not stop the heartbeat: try again at the next beat
                 log.exception("cannot check game %s against the database", live.stored.id)
@@ -1491,22 +1469,20 @@ class GameService:
         """409 while the person of this seat is connected, or left less than
         ``absent_seconds`` ago; 503 when shared presence cannot be read."""
         if live.connections.get(seat, 0) > 0:
-            raise ServiceError(409, "seat-present", "this player is connected")
+            raise ConflictError("seat-present", "this player is connected")
         if self.presence is not None:
             try:
                 snapshot = await self.presence.read(live.stored.id)
             except PresenceUnavailableError as exc:
-                raise ServiceError(
-                    503,
+                raise UnavailableError(
                     "presence-unavailable",
                     "cannot tell now whether this player is connected: try again shortly",
                 ) from exc
             live.shared = snapshot
             if seat in snapshot.connected:
-                raise ServiceError(409, "seat-present", "this player is connected")
+                raise ConflictError("seat-present", "this player is connected")
         if self._away_for(live, seat) < self.settings.absent_seconds:
-            raise ServiceError(
-                409,
+            raise ConflictError(
                 "seat-present",
                 f"this player left less than {self.settings.absent_seconds:.0f} seconds ago",
             )
@@ -1527,20 +1503,20 @@ class GameService:
     ) -> schemas.LobbyOut:
         live = await self._current(game_id)
         me = self._require_seat(live, token)
-        self._check_seat_number(live, seat, 404)
+        self._check_seat_number(live, seat, NotFoundError)
         if level not in bot_levels():
-            raise ServiceError(
-                422, "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
+            raise InvalidError(
+                "unknown-level", f"bot level {level!r} is not one of {list(bot_levels())}"
             )
         for _attempt in range(3):
             if live.stored.status == "over":  # at once (and again under the lock, below)
-                raise ServiceError(409, "game-over", "the game is over")
+                raise ConflictError("game-over", "the game is over")
             target = live.stored.seats[seat]
             was: tuple[str, str | None] | None = None
             if seat == me:
                 pass  # handing your own seat to a bot is always allowed
             elif target.kind == "bot":
-                raise ServiceError(409, "already-bot", "a bot already plays this seat")
+                raise ConflictError("already-bot", "a bot already plays this seat")
             else:
                 if not target.is_free:
                     await self._refuse_if_present(live, seat)
@@ -1551,7 +1527,7 @@ class GameService:
                 # Again under the lock the moves take: the last move may have ended the game
                 # while this decided, or waited for the lock.
                 if live.stored.status == "over":
-                    raise ServiceError(409, "game-over", "the game is over")
+                    raise ConflictError("game-over", "the game is over")
                 others = (s for s in live.stored.seats if s.seat != seat)
                 if all(s.kind == "bot" for s in others) and game_id not in self._bots_only:
                     self._reserve_bots_only(game_id, client)
@@ -1565,7 +1541,7 @@ class GameService:
                     break
                 await self._reload(live)  # the seat changed meanwhile: decide again
         else:
-            raise ServiceError(409, "seat-taken", f"seat {seat} keeps changing: try again")
+            raise ConflictError("seat-taken", f"seat {seat} keeps changing: try again")
         await self._notify(live, "lobby")
         self._kick_bots(live)
         return self.lobby(live, "")
@@ -1577,14 +1553,14 @@ class GameService:
         seat = self._require_seat(live, token)
         async with live.lock:
             if live.stored.status == "over":
-                raise ServiceError(409, "game-over", "the game is over")
+                raise ConflictError("game-over", "the game is over")
             target = live.stored.seats[seat]
             if target.kind != "bot":
                 return
             await self._mark_taken(live, seat)  # first, as for a join
             if not await self._db(self.store.set_seat_kind, game_id, seat, "human", None):
                 await self._reload(live)  # (it ended on another process a moment ago)
-                raise ServiceError(409, "game-over", "the game is over")
+                raise ConflictError("game-over", "the game is over")
             target.kind, target.level = "human", None
         await self._notify(live, "lobby")
         # The other bots may have stood still (a table of bots in a deadlock): with a person
@@ -1597,7 +1573,7 @@ class GameService:
         live = await self._current(game_id)
         seat = self._require_seat(live, token) if token else None
         if live.stored.status != "over":
-            raise ServiceError(409, "not-over", "the replay opens when the game is over")
+            raise ConflictError("not-over", "the replay opens when the game is over")
         stored = live.stored
         return await _shared(
             live.replays, seat, lambda: asyncio.to_thread(self._replay_frames, stored, seat)
@@ -1639,7 +1615,7 @@ class GameService:
         live = await self._current(game_id)
         seat = self._require_seat(live, token)
         if live.stored.status != "over":
-            raise ServiceError(409, "not-over", "a rematch can start when the game is over")
+            raise ConflictError("not-over", "a rematch can start when the game is over")
         name = live.stored.seats[seat].name or f"Player {seat + 1}"
         async with live.lock:
             if live.stored.rematch_id is None:
@@ -1669,8 +1645,7 @@ class GameService:
             # Their seat was taken already: by them, from another tab or device (the page
             # goes straight to a rematch it holds a seat in), or by someone with the
             # rematch's invitation. A seat's secret is shown once; it cannot be sent again.
-            raise ServiceError(
-                409,
+            raise ConflictError(
                 "rematch-seat-taken",
                 f"seat {seat} of the rematch is taken already: by you on another device or "
                 "browser, or by someone with its invitation",
@@ -1694,12 +1669,12 @@ class GameService:
         async with live.lock:
             target = live.stored.seats[seat]
             if live.stored.status == "over":
-                raise ServiceError(409, "game-over", "the rematch is over")
+                raise ConflictError("game-over", "the rematch is over")
             if target.kind != "bot":  # (another request of theirs took it just before)
-                raise ServiceError(409, "seat-taken", f"seat {seat} was just taken")
+                raise ConflictError("seat-taken", f"seat {seat} was just taken")
             if target.token_hash is not None:
                 # (a person's seat handed to a bot: that person may reclaim it, not another)
-                raise ServiceError(409, "seat-is-bot", "a bot plays your seat in the rematch")
+                raise ConflictError("seat-is-bot", "a bot plays your seat in the rematch")
             token = await self._seat_person(live, seat, name, from_bot=True)
         await self._notify(live, "lobby")
         self._kick_bots(live)  # (a bot thinking for the seat stops: the seat is a person's)

@@ -31,7 +31,8 @@ import gotown.server.service as service_module
 from gotown.engine import Action, Game, Options, View
 from gotown.server import schemas
 from gotown.server.app import create_app
-from gotown.server.service import GameService, ServiceError, hash_token, rebuild
+from gotown.server.errors import DomainError, status_of
+from gotown.server.service import GameService, hash_token, rebuild
 from gotown.server.settings import Settings
 from gotown.server.storage import ActionRow, StoredGame, StoredSeat
 
@@ -283,8 +284,8 @@ def blocking_hint(monkeypatch: pytest.MonkeyPatch) -> Iterator[BlockingHint]:
     hint.release.set()
 
 
-def _refusal(future: Future[Any]) -> ServiceError:
-    with pytest.raises(ServiceError) as caught:
+def _refusal(future: Future[Any]) -> DomainError:
+    with pytest.raises(DomainError) as caught:
         future.result(timeout=30)
     return caught.value
 
@@ -306,14 +307,14 @@ def test_pending_estimates_are_bounded_in_all_and_per_address(
         assert blocking_hint.started.wait(30)
         # The same address again, for another estimate: refused, by name.
         busy = _refusal(portal.start_task_soon(service.hint, g2, t2, "10.0.0.1"))
-        assert (busy.status, busy.code) == (429, "estimate-busy")
+        assert (status_of(busy), busy.code) == (429, "estimate-busy")
         assert "per address" in busy.message
         # The one under way is shared with anyone, without counting again.
         shared = portal.start_task_soon(service.chances, g1, t1, "10.0.0.2")
         second = portal.start_task_soon(service.hint, g2, t2, "10.0.0.2")
         # Two in all: a third address is refused too, and over HTTP with its error.
         busy = _refusal(portal.start_task_soon(service.chances, g3, t3, "10.0.0.3"))
-        assert (busy.status, busy.code) == (429, "estimate-busy")
+        assert (status_of(busy), busy.code) == (429, "estimate-busy")
         assert "on this server" in busy.message
         r = client.get(f"/api/games/{g3}/hint", headers=auth(t3))
         assert r.status_code == 429 and r.json()["error"]["code"] == "estimate-busy", r.text
@@ -494,7 +495,7 @@ def test_tables_of_bots_only_are_bounded_in_all_and_per_address(
             error = r.json()["error"]
             assert error["code"] == "too-many-bot-tables" and "per address" in error["message"]
             portal.call(service.create_game, spec, "http://testserver", None, "10.0.0.9")
-            with pytest.raises(ServiceError) as caught:
+            with pytest.raises(DomainError) as caught:
                 portal.call(service.create_game, spec, "http://testserver", None, "10.0.0.10")
             assert caught.value.code == "too-many-bot-tables"
             assert "on this server" in caught.value.message
