@@ -121,7 +121,7 @@ def serve(host: str, port: int, database_url: str | None, reload: bool) -> None:
     false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4) and others: gotown/server/README.md.
     """
     from .server import run
-    from .server.settings import SettingError, Settings
+    from .server.config import SettingError, Settings
 
     try:  # (the server reads them again: a mistake is told here, before it starts)
         Settings.from_env(database_url=database_url)

@@ -54,7 +54,7 @@ def test_serve_help_points_to_every_setting_and_the_readme_names_them_all() -> N
     import re
     from pathlib import Path
 
-    from gotown.server.settings import Settings
+    from gotown.server.config import Settings
 
     root = Path(__file__).resolve().parents[2]
     source = (root / "gotown" / "server" / "settings.py").read_text()

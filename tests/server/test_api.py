@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 
 from gotown.engine import Action, Game, Options
 from gotown.engine.errors import InvalidOptionsError
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
 
-from .conftest import auth, invite_code, new_game, play_to_end, running, state, wait_until
+from .helpers import auth, invite_code, new_game, play_to_end, running, state, wait_until
 
 
 def _error(r: Any, status: int, code: str) -> dict[str, Any]:
@@ -313,7 +313,7 @@ def test_stopping_and_starting_the_server_loses_nothing(settings: Settings) -> N
         import random
 
         rng = random.Random(1)
-        from .conftest import choose
+        from .helpers import choose
 
         for _ in range(12):
             st = state(client, gid, tokens[0])
@@ -391,7 +391,7 @@ def test_a_bots_seed_does_not_give_away_the_deal(
     no simple function of the game's (the earlier ``seed + 7919 * (seat + 1)`` gave the game's
     seed, hence the whole deal, to any bot that subtracted)."""
     import gotown.bots as bots
-    from gotown.server.service import bot_seed
+    from gotown.server.services.bots import bot_seed
 
     seeds: list[int] = []
     real = bots.make_bot
@@ -628,9 +628,9 @@ def test_a_failing_bot_does_not_stall_the_table(
         def choose(self, view: Any, legal: Any) -> Any:
             raise RuntimeError("bot bug")
 
-    from gotown.server.service import GameService
+    from gotown.server.services.bots import Bots
 
-    monkeypatch.setattr(GameService, "_bot_for", lambda self, live, seat: BrokenBot())
+    monkeypatch.setattr(Bots, "bot_for", lambda self, live, seat: BrokenBot())
     gid, tokens = new_game(client, ["human", "bot"], seed=22, options={"first_player": 1})
     st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
     assert any(e["type"] == "action" and e["seat"] == 1 for e in st["view"]["events"])
@@ -680,20 +680,20 @@ def test_a_hand_over_decided_before_the_game_ended_is_refused_after_it(
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from gotown.server.service import GameService
+    from gotown.server.services.presence import LocalPresence
 
     gid, tokens = new_game(
         client, ["human", "human"], seed=20, options={"turn_limit": 1, "first_player": 0}
     )
     deciding, ended = threading.Event(), threading.Event()
-    refuse_if_present = GameService._refuse_if_present
+    refuse_if_present = LocalPresence.refuse_if_present
 
-    async def slow_to_decide(self: GameService, live: Any, seat: int) -> None:
+    async def slow_to_decide(self: LocalPresence, live: Any, seat: int) -> None:
         deciding.set()
         await asyncio.to_thread(ended.wait, 30)  # the game ends meanwhile
         await refuse_if_present(self, live, seat)
 
-    monkeypatch.setattr(GameService, "_refuse_if_present", slow_to_decide)
+    monkeypatch.setattr(LocalPresence, "refuse_if_present", slow_to_decide)
     with ThreadPoolExecutor(max_workers=1) as pool:
         hand_over = pool.submit(
             client.post, f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])

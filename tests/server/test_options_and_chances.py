@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 import gotown.bots
 from gotown.engine import Action, View
 
-from .conftest import auth, new_game, state
+from .helpers import auth, new_game, state
 
 
 def _end(client: TestClient, gid: str, token: str) -> dict[str, Any]:

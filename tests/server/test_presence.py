@@ -13,10 +13,10 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 from starlette.testclient import WebSocketTestSession
 
+from gotown.server.config import Settings
 from gotown.server.presence import TAKEN, member, presence_key, snapshot_of
-from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL, auth, new_game, running, state, wait_until
+from .helpers import REDIS_URL, auth, new_game, running, state, wait_until
 
 #: Nothing listens there: a Redis that is down.
 DOWN_REDIS_URL = "redis://127.0.0.1:1/15"

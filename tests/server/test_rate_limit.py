@@ -17,11 +17,11 @@ import redis
 from fastapi.testclient import TestClient
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from gotown.server.app import create_app
+from gotown.server.config import Settings
+from gotown.server.main import create_app
 from gotown.server.middleware import ApiRateLimit
-from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL
+from .helpers import REDIS_URL
 
 #: Nothing listens there: a Redis that is down.
 DOWN_REDIS_URL = "redis://127.0.0.1:1/15"

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
 
-from .conftest import (
+from .helpers import (
     auth,
     bots_idle,
     invite_code,
@@ -117,8 +117,7 @@ def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_ba
     assert bot.started.wait(30)
     assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
     bot.release.set()
-    live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
-    assert bots_idle(live)
+    assert bots_idle(client.app.state.service, gid)  # type: ignore[attr-defined]
     after = state(client, gid, tokens[0])
     assert after["version"] == before["version"]
     assert after["lobby"]["seats"][0]["kind"] == "human"
@@ -302,7 +301,7 @@ def test_an_action_whose_request_is_cancelled_while_it_is_stored_is_still_made_i
     body = schemas.ActionIn.model_validate({"version": version, "action": {"type": "end-turn"}})
 
     async def leave_while_it_is_written() -> None:
-        task = asyncio.ensure_future(service.act(gid, tokens[0], body, "http://testserver"))
+        task = asyncio.ensure_future(service.play.act(gid, tokens[0], body, "http://testserver"))
         await asyncio.to_thread(writing.wait, 10)
         task.cancel()
         release.set()

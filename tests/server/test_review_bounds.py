@@ -19,11 +19,13 @@ from fastapi.testclient import TestClient
 
 from gotown.engine import Action, Game, Options
 from gotown.server import schemas
-from gotown.server.service import BOTS_ONLY_TURN_LIMIT, GameService, _last_turn_end
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
+from gotown.server.services import views as views_module
+from gotown.server.services.bots import BOTS_ONLY_TURN_LIMIT
+from gotown.server.services.estimates import last_turn_end
 from gotown.server.storage import StoredGame, StoredSeat
 
-from .conftest import (
+from .helpers import (
     REDIS_URL,
     auth,
     bots_idle,
@@ -162,7 +164,7 @@ def test_replay_frames_are_exactly_those_of_a_whole_view_after_every_action(
     thief_game: Game, seat: int | None
 ) -> None:
     stored = _record(thief_game)
-    new = GameService._replay_frames(stored, seat)
+    new = views_module.replay_frames(stored, seat)
     assert new.model_dump_json() == _frames_the_old_way(stored, seat).model_dump_json()
     assert len(new.frames) == thief_game.version + 1
 
@@ -173,7 +175,7 @@ def test_a_replay_converts_each_event_once(
 ) -> None:
     stored = _record(thief_game)
     counter = EventCounter(monkeypatch)
-    GameService._replay_frames(stored, seat)
+    views_module.replay_frames(stored, seat)
     # A whole view per frame converted some 15,000 events for this game's 262.
     assert 0 < counter.converted <= 2 * thief_game.event_count
 
@@ -186,7 +188,7 @@ def test_the_last_end_of_turn_is_as_before_and_found_in_linear_work(
     expected = _last_turn_end_the_old_way(stored, seat)
     assert expected is not None
     counter = EventCounter(monkeypatch)
-    found = _last_turn_end(stored, stored.actions, seat)
+    found = last_turn_end(stored, stored.actions, seat)
     assert found is not None
     version, view, action = found
     assert (version, view.to_json(), action) == expected
@@ -195,19 +197,19 @@ def test_the_last_end_of_turn_is_as_before_and_found_in_linear_work(
 
 def test_no_end_of_turn_yet_is_none() -> None:
     stored = _stored([], players=2, seed=3, options=Options(first_player=0))
-    assert _last_turn_end(stored, [], 0) is None
-    assert _last_turn_end(stored, [Action.end_turn().to_json()], 1) is None
-    assert _last_turn_end(stored, [Action.end_turn().to_json()], 0) is not None
+    assert last_turn_end(stored, [], 0) is None
+    assert last_turn_end(stored, [Action.end_turn().to_json()], 1) is None
+    assert last_turn_end(stored, [Action.end_turn().to_json()], 0) is not None
 
 
 def test_the_replay_route_converts_each_event_once(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid, tokens = new_game(client, ["human", "bot"], seed=11, options={"first_player": 1})
-    from .conftest import play_to_end
+    from .helpers import play_to_end
 
     play_to_end(client, gid, tokens, seed=4)
-    game = client.app.state.service._games[gid].game  # type: ignore[attr-defined]
+    game = client.app.state.service.registry.get(gid).game  # type: ignore[attr-defined]
     counter = EventCounter(monkeypatch)
     for token in (None, tokens[0]):
         r = client.get(f"/api/games/{gid}/replay", headers=auth(token))
@@ -220,17 +222,17 @@ def test_a_finished_game_s_replay_is_built_once_per_seat(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid, tokens = new_game(client, ["human", "bot"], seed=12, options={"first_player": 1})
-    from .conftest import play_to_end
+    from .helpers import play_to_end
 
     play_to_end(client, gid, tokens, seed=5)
     built: list[int | None] = []
-    frames = GameService._replay_frames
+    frames = views_module.replay_frames
 
     def counted(stored: Any, seat: int | None) -> Any:
         built.append(seat)
         return frames(stored, seat)
 
-    monkeypatch.setattr(GameService, "_replay_frames", staticmethod(counted))
+    monkeypatch.setattr(views_module, "replay_frames", counted)
     answers = {}
     for token in (None, tokens[0], None, tokens[0], None):
         r = client.get(f"/api/games/{gid}/replay", headers=auth(token))
@@ -306,8 +308,9 @@ def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
     me = tokens[1]
     r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
     assert r.status_code == 200, r.text
-    live = client.app.state.service._games[gid]  # type: ignore[attr-defined]
-    assert bots_idle(live), "the bots went on ending turns in a deadlock"
+    service = client.app.state.service  # type: ignore[attr-defined]
+    live = service.registry.get(gid)
+    assert bots_idle(service, gid), "the bots went on ending turns in a deadlock"
     st = state(client, gid, me)
     assert st["status"] == "playing"
     assert st["lobby"]["options"]["turn_limit"] == schemas.MAX_TURN_LIMIT
@@ -336,10 +339,11 @@ def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
 def _settled(service: Any, live: Any, sockets: int) -> None:
     """Wait (bounded by count) until the server handled every socket that closed."""
     for _ in range(2000):
-        if live.sockets == sockets and not service._background:
+        if service.presence.sockets(live) == sockets and not service.presence.background_tasks():
             return
         time.sleep(0.005)
-    raise AssertionError(f"{live.sockets} sockets open, {len(service._background)} tasks left")
+    open_now, telling = service.presence.sockets(live), service.presence.background_tasks()
+    raise AssertionError(f"{open_now} sockets open, {telling} tasks left")
 
 
 @pytest.mark.parametrize("broadcast", ["memory", "redis"])
@@ -351,7 +355,7 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(
     with running(settings) as client:
         gid, tokens = new_game(client, ["human", "human"], seed=41, options={"first_player": 0})
         service = client.app.state.service  # type: ignore[attr-defined]
-        live = service._games[gid]
+        live = service.registry.get(gid)
         with client.websocket_connect(f"/ws/games/{gid}") as player:
             player.send_json({"token": tokens[1]})
             first = player.receive_json()
@@ -381,7 +385,7 @@ def test_spectators_coming_and_going_push_nothing_to_the_players(
 def test_a_player_coming_and_going_is_still_shown_to_the_others(client: TestClient) -> None:
     gid, tokens = new_game(client, ["human", "human"], seed=42, options={"first_player": 0})
     service = client.app.state.service  # type: ignore[attr-defined]
-    live = service._games[gid]
+    live = service.registry.get(gid)
     with client.websocket_connect(f"/ws/games/{gid}") as player:
         player.send_json({"token": tokens[1]})
         assert player.receive_json()["state"]["lobby"]["seats"][0]["connected"] is False
@@ -424,9 +428,9 @@ def _everything_seen(client: TestClient, gid: str, tokens: dict[int, str]) -> li
 def _evict(client: TestClient, service: Any) -> list[str]:
     """Age every game held in memory past the idle time, then sweep once (in the server's
     loop, as the sweeper does)."""
-    for live in service._games.values():
+    for live in service.registry.games():
         live.used -= service.settings.idle_game_seconds + 1
-    evicted: list[str] = client.portal.call(service.evict_idle)  # type: ignore[union-attr]
+    evicted: list[str] = client.portal.call(service.registry.evict_idle)  # type: ignore[union-attr]
     return evicted
 
 
@@ -444,17 +448,17 @@ def test_an_idle_game_leaves_memory_and_comes_back_unchanged(
         )
         assert r.status_code == 200, r.text
     before = _everything_seen(client, gid, tokens)
-    game_before = service._games[gid].game
+    game_before = service.registry.get(gid).game
     # Used a moment ago: it stays.
-    assert client.portal.call(service.evict_idle) == []  # type: ignore[union-attr]
-    assert gid in service._games
+    assert client.portal.call(service.registry.evict_idle) == []  # type: ignore[union-attr]
+    assert service.registry.get(gid) is not None
     counter = LoadCounter(service, monkeypatch)
     assert _evict(client, service) == [gid]
-    assert gid not in service._games and counter.loads == []
+    assert service.registry.get(gid) is None and counter.loads == []
     # The next request reads it from the database, once, and finds it as it was.
     assert _everything_seen(client, gid, tokens) == before
     assert counter.loads == [gid]
-    assert service._games[gid].game == game_before
+    assert service.registry.get(gid).game == game_before
     # And it plays on.
     r = client.post(
         f"/api/games/{gid}/actions",
@@ -475,10 +479,10 @@ def test_a_game_with_an_open_socket_stays_in_memory(client: TestClient) -> None:
             assert ws.receive_json()["type"] == "state"
             assert client.get(f"/api/games/{other}/lobby").status_code == 200  # (loaded)
             assert _evict(client, service) == [other]  # an idle game beside it goes
-            assert gid in service._games
-        _settled(service, service._games[gid], 0)
+            assert service.registry.get(gid) is not None
+        _settled(service, service.registry.get(gid), 0)
     # Its last socket closed just now: it stays for the idle time from then on.
-    assert client.portal.call(service.evict_idle) == []  # type: ignore[union-attr]
+    assert client.portal.call(service.registry.evict_idle) == []  # type: ignore[union-attr]
     assert _evict(client, service) == [gid]
 
 
@@ -490,7 +494,7 @@ def test_a_game_whose_bot_is_playing_stays_in_memory(
     gid, tokens = new_game(client, ["human", "bot"], seed=54, options={"first_player": 1})
     assert bot.started.wait(30)  # the bot thinks (its task runs)
     assert _evict(client, service) == []
-    assert gid in service._games
+    assert service.registry.get(gid) is not None
     bot.release.set()
     st = wait_until(client, gid, tokens[0], lambda st: st["view"]["active"] == 0)
     assert st["version"] == 1
@@ -505,10 +509,10 @@ def test_idle_games_are_swept_by_the_server_itself(
         gid, tokens = new_game(client, ["human", "human"], seed=55)
         before = _everything_seen(client, gid, tokens)
         for _ in range(2000):  # bounded by count: the sweeper runs every 0.1 s
-            if gid not in service._games:
+            if service.registry.get(gid) is None:
                 break
             time.sleep(0.005)
-        assert gid not in service._games
+        assert service.registry.get(gid) is None
         counter = LoadCounter(service, monkeypatch)
         assert _everything_seen(client, gid, tokens)[0] == before[0]
         assert counter.loads[:1] == [gid]

@@ -27,16 +27,18 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 import gotown.bots
-import gotown.server.service as service_module
+import gotown.server.services.estimates as estimates_module
 from gotown.engine import Action, Game, Options, View
 from gotown.server import schemas
-from gotown.server.app import create_app
+from gotown.server.config import Settings
 from gotown.server.errors import DomainError, status_of
-from gotown.server.service import GameService, hash_token, rebuild
-from gotown.server.settings import Settings
+from gotown.server.main import create_app
+from gotown.server.services import GameService
+from gotown.server.services.registry import rebuild
+from gotown.server.services.tokens import hash_token
 from gotown.server.storage import ActionRow, StoredGame, StoredSeat
 
-from .conftest import auth, bots_idle, new_game, running, slow_bots, state, wait_until
+from .helpers import auth, bots_idle, new_game, running, slow_bots, state, wait_until
 
 # --- helpers ----------------------------------------------------------------------------------
 
@@ -64,7 +66,7 @@ def _store_end_turns(client: TestClient, game_id: str, count: int) -> Game:
                 )
             )
             game.apply(action)
-    client.portal.call(service._games.pop, game_id, None)  # type: ignore[union-attr]
+    service.registry.drop(game_id)
     return game
 
 
@@ -303,17 +305,17 @@ def test_pending_estimates_are_bounded_in_all_and_per_address(
             for i in range(3)
         ]
         (g1, t1), (g2, t2), (g3, t3) = ((gid, tokens[0]) for gid, tokens in games)
-        first = portal.start_task_soon(service.hint, g1, t1, "10.0.0.1")
+        first = portal.start_task_soon(service.estimates.hint, g1, t1, "10.0.0.1")
         assert blocking_hint.started.wait(30)
         # The same address again, for another estimate: refused, by name.
-        busy = _refusal(portal.start_task_soon(service.hint, g2, t2, "10.0.0.1"))
+        busy = _refusal(portal.start_task_soon(service.estimates.hint, g2, t2, "10.0.0.1"))
         assert (status_of(busy), busy.code) == (429, "estimate-busy")
         assert "per address" in busy.message
         # The one under way is shared with anyone, without counting again.
-        shared = portal.start_task_soon(service.chances, g1, t1, "10.0.0.2")
-        second = portal.start_task_soon(service.hint, g2, t2, "10.0.0.2")
+        shared = portal.start_task_soon(service.estimates.chances, g1, t1, "10.0.0.2")
+        second = portal.start_task_soon(service.estimates.hint, g2, t2, "10.0.0.2")
         # Two in all: a third address is refused too, and over HTTP with its error.
-        busy = _refusal(portal.start_task_soon(service.chances, g3, t3, "10.0.0.3"))
+        busy = _refusal(portal.start_task_soon(service.estimates.chances, g3, t3, "10.0.0.3"))
         assert (status_of(busy), busy.code) == (429, "estimate-busy")
         assert "on this server" in busy.message
         r = client.get(f"/api/games/{g3}/hint", headers=auth(t3))
@@ -360,13 +362,13 @@ def test_the_chances_replay_the_game_once_per_number_of_actions(
 ) -> None:
     monkeypatch.setattr(gotown.bots, "hint", lambda view, legal, seed, top=3: [(legal[0], 0.25)])
     replays: list[int] = []
-    original = service_module._last_turn_end
+    original = estimates_module.last_turn_end
 
     def counting(stored: Any, actions: list[dict[str, Any]], seat: int) -> Any:
         replays.append(len(actions))
         return original(stored, actions, seat)
 
-    monkeypatch.setattr(service_module, "_last_turn_end", counting)
+    monkeypatch.setattr(estimates_module, "last_turn_end", counting)
     gid, tokens = new_game(client, ["human"] * 3, seed=67, options={"first_player": 0})
     answers = []
     for seat in (0, 1):
@@ -494,17 +496,16 @@ def test_tables_of_bots_only_are_bounded_in_all_and_per_address(
             assert r.status_code == 429, r.text
             error = r.json()["error"]
             assert error["code"] == "too-many-bot-tables" and "per address" in error["message"]
-            portal.call(service.create_game, spec, "http://testserver", None, "10.0.0.9")
+            portal.call(service.play.create_game, spec, "http://testserver", None, "10.0.0.9")
             with pytest.raises(DomainError) as caught:
-                portal.call(service.create_game, spec, "http://testserver", None, "10.0.0.10")
+                portal.call(service.play.create_game, spec, "http://testserver", None, "10.0.0.10")
             assert caught.value.code == "too-many-bot-tables"
             assert "on this server" in caught.value.message
             # A table with a person is another matter.
             new_game(client, ["human", "bot"], seed=72, options={"first_player": 0})
             # Once a table of bots only has ended, its place is free again.
             bot.release.set()
-            live = service._games[first]
-            assert bots_idle(live) and state(client, first)["status"] == "over"
+            assert bots_idle(service, first) and state(client, first)["status"] == "over"
             r = client.post("/api/games", json=BOTS_ONLY)
             assert r.status_code == 201, r.text
     finally:
@@ -529,18 +530,18 @@ def test_a_hand_over_that_leaves_only_bots_needs_a_place(
             assert r.json()["error"]["code"] == "too-many-bot-tables"
             assert state(client, gid)["lobby"]["seats"][0]["kind"] == "human"
             bot.release.set()
-            assert bots_idle(_service(client)._games[watched])
+            assert bots_idle(_service(client), watched)
             r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(me), json={})
             assert r.status_code == 200, r.text
-            assert bots_idle(_service(client)._games[gid])
+            assert bots_idle(_service(client), gid)
             assert state(client, gid)["status"] == "over"
     finally:
         bot.release.set()
 
 
 def _bots_play(service: GameService, game_id: str) -> bool:
-    live = service._games.get(game_id)
-    return live is not None and live.bot_task is not None and not live.bot_task.done()
+    live = service.registry.get(game_id)
+    return live is not None and service.bots.is_playing(live)
 
 
 def test_a_start_resumes_only_as_many_tables_of_bots_only_as_allowed(settings: Settings) -> None:

@@ -12,9 +12,9 @@ from starlette.testclient import WebSocketTestSession
 from starlette.types import Message
 
 from gotown.server import schemas
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
 
-from .conftest import REDIS_URL, auth, new_game, state, wait_until
+from .helpers import REDIS_URL, auth, new_game, state, wait_until
 
 
 def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[str, Any]:
@@ -138,7 +138,7 @@ def test_bot_moves_are_pushed(client: TestClient) -> None:
 
 def test_updates_cross_processes_through_redis(settings: Settings) -> None:
     """Two app instances share the database and a Redis: an action in one reaches the other."""
-    from .conftest import running
+    from .helpers import running
 
     shared = settings.with_(broadcast_url=REDIS_URL)
     with running(shared) as one, running(shared) as two:
@@ -159,7 +159,7 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
 
 
 def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: TestClient) -> None:
-    from .conftest import play_to_end
+    from .helpers import play_to_end
 
     gid, tokens = new_game(client, ["human", "human"], seed=37)
     final = play_to_end(client, gid, tokens, seed=3)
@@ -168,15 +168,15 @@ def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: T
         ws.send_json({"token": None})
         _next_state(ws)
     for _ in range(1000):  # the server handles the closed socket on its own loop
-        if gid not in service._games:
+        if service.registry.get(gid) is None:
             break
         time.sleep(0.005)
-    assert gid not in service._games
+    assert service.registry.get(gid) is None
     assert state(client, gid, tokens[0])["view"] == final["view"]
 
 
 def test_a_flood_of_socket_messages_is_refused(database_url: str) -> None:
-    from .conftest import running
+    from .helpers import running
 
     settings = Settings(database_url=database_url, bot_delay=0, rate_limit_per_minute=3)
     with running(settings) as client:
@@ -350,7 +350,7 @@ def test_a_socket_whose_client_left_while_both_halves_answered_it_ends_quietly(
             sent.append(message)
             if message["type"] == "websocket.send":  # the first state: the other seat moves
                 body = schemas.ActionIn(version=0, action={"type": "end-turn"})
-                moves.append(asyncio.create_task(service.act(gid, tokens[active], body, "")))
+                moves.append(asyncio.create_task(service.play.act(gid, tokens[active], body, "")))
 
         scope = {
             "type": "websocket",
@@ -374,8 +374,8 @@ def test_a_socket_whose_client_left_while_both_halves_answered_it_ends_quietly(
     client.portal.call(client_leaves_while_answered)  # type: ignore[union-attr]
     assert not failures, failures
     assert [m["type"] for m in sent] == ["websocket.accept", "websocket.send"]
-    live = service._games[gid]
-    assert live.sockets == 0 and live.connections[watching] == 0
+    live = service.registry.get(gid)
+    assert service.presence.sockets(live) == 0 and service.presence.sockets(live, watching) == 0
     after = state(client, gid)
     assert after["version"] == 1
     assert [s["connected"] for s in after["lobby"]["seats"]] == [False, False]
