@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -40,7 +39,7 @@ from ..errors import BusyError, DomainError, InvalidError, UnavailableError
 from ..fairgate import FairGate
 from ..workers import Workers
 from .moves import apply_move
-from .registry import LiveGame, Registry
+from .registry import LiveGame, PerGame, Registry
 from .views import Views
 
 log = logging.getLogger("gotown.server")
@@ -94,20 +93,14 @@ class Bots:
         # The tables of bots only whose bots play (or are about to) on this process: game id ->
         # the client address that started them (None: resumed at a start).
         self._bots_only: dict[str, str | None] = {}
-        self._tables: weakref.WeakKeyDictionary[LiveGame, _Table] = weakref.WeakKeyDictionary()
+        self._of = PerGame(_Table)
         registry.in_use.append(self.is_playing)
-
-    def _of(self, live: LiveGame) -> _Table:
-        table = self._tables.get(live)
-        if table is None:
-            table = self._tables[live] = _Table()
-        return table
 
     def warm(self) -> None:
         self._workers.warm()
 
     async def close(self) -> None:
-        tasks = [t.task for t in self._tables.values() if t.task and not t.task.done()]
+        tasks = [t.task for t in self._of.values() if t.task and not t.task.done()]
         for task in tasks:
             task.cancel()
         for task in tasks:

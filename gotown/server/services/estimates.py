@@ -20,7 +20,6 @@ import asyncio
 import collections
 import functools
 import logging
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -33,7 +32,7 @@ from ..config import Settings
 from ..errors import BusyError, ConflictError, DomainError, UnavailableError
 from ..storage import StoredGame
 from ..workers import Workers
-from .registry import LiveGame, Registry, new_game, shared_once
+from .registry import LiveGame, PerGame, Registry, new_game, shared_once
 from .tokens import require_seat
 from .views import Views
 
@@ -92,13 +91,7 @@ class Estimates:
         self.workers = Workers("hint", 1, processes=settings.worker_processes, niceness=5)
         self._pending = 0
         self._by_client: collections.Counter[str] = collections.Counter()
-        self._caches: weakref.WeakKeyDictionary[LiveGame, _Cache] = weakref.WeakKeyDictionary()
-
-    def _of(self, live: LiveGame) -> _Cache:
-        cache = self._caches.get(live)
-        if cache is None:
-            cache = self._caches[live] = _Cache()
-        return cache
+        self._of = PerGame(_Cache)
 
     async def _estimate(
         self,

@@ -27,14 +27,13 @@ import logging
 import math
 import secrets
 import time
-import weakref
 from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..errors import ConflictError, DomainError, UnavailableError
 from ..presence import PresenceUnavailableError, RedisPresence, Snapshot
 from ..pubsub import Notice
-from .registry import LiveGame, Registry
+from .registry import LiveGame, PerGame, Registry
 
 log = logging.getLogger("gotown.server")
 
@@ -60,16 +59,10 @@ class LocalPresence:
     def __init__(self, settings: Settings, registry: Registry) -> None:
         self.settings = settings
         self.registry = registry
-        self._seats: weakref.WeakKeyDictionary[LiveGame, _Seats] = weakref.WeakKeyDictionary()
+        self._of = PerGame(_Seats)
         self._started = time.monotonic()
         self._background: set[asyncio.Task[None]] = set()
         registry.in_use.append(self.in_use)
-
-    def _of(self, live: LiveGame) -> _Seats:
-        seats = self._seats.get(live)
-        if seats is None:
-            seats = self._seats[live] = _Seats()
-        return seats
 
     def sockets(self, live: LiveGame, seat: int | None = None) -> int:
         """The sockets open on this process: of the game, or of one seat."""
@@ -181,7 +174,7 @@ class LocalPresence:
             await self.registry.notify(live, "presence")
 
     async def stop_heartbeats(self) -> None:
-        heartbeats = [s.heartbeat for s in self._seats.values() if s.heartbeat is not None]
+        heartbeats = [s.heartbeat for s in self._of.values() if s.heartbeat is not None]
         for task in heartbeats:
             task.cancel()
         for task in heartbeats:
@@ -301,7 +294,7 @@ class SharedPresence(LocalPresence):
         await super().close()
         # Sockets still open here are closing with the process: their seats are away now
         # (rather than when their entries would expire).
-        for live, seats in list(self._seats.items()):
+        for live, seats in self._of.items():
             for connection, seat in list(seats.members.items()):
                 await self.store.end(live.id, seat, connection)
             seats.members.clear()

@@ -23,9 +23,10 @@ import asyncio
 import logging
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlparse
 
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -41,6 +42,7 @@ from ..storage import Store, StoredGame, stamp_of
 log = logging.getLogger("gotown.server")
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 #: What SQLAlchemy raises when the database does not answer, as opposed to a refusal or a bug.
 DB_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeoutError)
@@ -77,6 +79,27 @@ class LiveGame:
     @property
     def is_full_lobby(self) -> bool:
         return self.stored.status == "lobby" and not any(s.is_free for s in self.stored.seats)
+
+
+class PerGame(Generic[S]):
+    """The state a job keeps of each game held in memory, made on first use and gone with the
+    game (a game dropped from memory and loaded again starts afresh)."""
+
+    def __init__(self, factory: Callable[[], S]) -> None:
+        self._factory = factory
+        self._states: weakref.WeakKeyDictionary[LiveGame, S] = weakref.WeakKeyDictionary()
+
+    def __call__(self, live: LiveGame) -> S:
+        state = self._states.get(live)
+        if state is None:
+            state = self._states[live] = self._factory()
+        return state
+
+    def items(self) -> list[tuple[LiveGame, S]]:
+        return list(self._states.items())
+
+    def values(self) -> list[S]:
+        return list(self._states.values())
 
 
 def new_game(stored: StoredGame) -> Game:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from ..config import Settings
 from ..errors import ConflictError, InvalidError
 from ..storage import StoredGame
 from .presence import LocalPresence
-from .registry import LiveGame, Registry, new_game, shared_once
+from .registry import LiveGame, PerGame, Registry, new_game, shared_once
 from .tokens import require_seat, seat_or_spectator
 
 #: A view whose events from the client's ``events_from`` on are at most this many is built in
@@ -115,13 +114,7 @@ class Views:
         # Full views of long games and the states holding them are built and encoded here, off
         # the event loop, and not in the threads the database calls use.
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-view")
-        self._shown: weakref.WeakKeyDictionary[LiveGame, _Shown] = weakref.WeakKeyDictionary()
-
-    def _of(self, live: LiveGame) -> _Shown:
-        shown = self._shown.get(live)
-        if shown is None:
-            shown = self._shown[live] = _Shown()
-        return shown
+        self._of = PerGame(_Shown)
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
