@@ -10,9 +10,16 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from gotown.engine import Game
 from gotown.server.config import Settings
 
-from .helpers import create_database_if_missing, postgres_url_from_env, reset_postgres, running
+from .helpers import (
+    create_database_if_missing,
+    postgres_url_from_env,
+    reset_postgres,
+    running,
+    thief_game_played,
+)
 
 
 @pytest.fixture(scope="session")
@@ -66,3 +73,14 @@ def settings(database_url: str) -> Settings:
 def client(settings: Settings) -> Iterator[TestClient]:
     with running(settings) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def thief_game() -> Game:
+    game = thief_game_played()
+    kinds = [event.type for event in game.events(None)]
+    # The premise: a finished game whose views differ by seat (stolen cards) and reshuffles.
+    outcome = game.outcome()
+    assert outcome is not None and outcome.winner is not None
+    assert kinds.count("stolen") >= 5 and kinds.count("reshuffle") >= 2
+    return game

@@ -3,9 +3,11 @@ bots, and the test databases."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,12 +15,15 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
 
-from gotown.engine import Action, View
+from gotown.engine import Action, Game, Options, View
 from gotown.server.config import Settings
 from gotown.server.main import create_app
 from gotown.server.services import GameService
 from gotown.server.services.bots import Bots
+from gotown.server.services.registry import rebuild
+from gotown.server.storage import ActionRow, StoredGame, StoredSeat
 
 POSTGRES_ENV = "GOTOWN_TEST_POSTGRES_URL"
 #: Redis for the cross-process fan-out tests (scripts/test sets it; a local Redis otherwise).
@@ -246,3 +251,156 @@ def slow_bots(monkeypatch: pytest.MonkeyPatch) -> SlowBot:
     bot = SlowBot()
     monkeypatch.setattr(Bots, "bot_for", lambda self, live, seat: bot)
     return bot
+
+
+# --- shared by several test modules ----------------------------------------------------------
+
+THIEF_PLAYERS, THIEF_SEED = 4, 2
+
+
+def refused(r: Any, status: int, code: str) -> str:
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["code"] == code and error["message"], error
+    message: str = error["message"]
+    return message
+
+
+def thief_game_played() -> Game:
+    """A complete 4-player game that plays thieves whenever it can: cards stolen, seen by the
+    thief and its victim only, and the draw pile reshuffled twice."""
+    game = Game.new(players=THIEF_PLAYERS, seed=THIEF_SEED, options=Options())
+    rng = random.Random(THIEF_SEED)
+    while not game.is_over:
+        legal = game.legal_actions()
+        thieves = [a for a in legal if a.type in ("thief", "super-thief")]
+        builds = [a for a in legal if a.type in ("build", "steal")]
+        others = [a for a in legal if a.type != "end-turn"]
+        if thieves and rng.random() < 0.7:
+            action = rng.choice(thieves)
+        elif builds:
+            action = rng.choice(builds)
+        elif others and rng.random() < 0.5:
+            action = rng.choice(others)
+        else:
+            action = Action.end_turn()
+        game.apply(action)
+    return game
+
+
+def stored_game(
+    actions: list[dict[str, Any]],
+    players: int = THIEF_PLAYERS,
+    seed: int = THIEF_SEED,
+    options: Options | None = None,
+) -> StoredGame:
+    return StoredGame(
+        id="g",
+        players=players,
+        seed=seed,
+        options=(options or Options()).to_json(),
+        language="en",
+        invite_code="c",
+        status="over",
+        seats=[StoredSeat(i, "human", None, f"P{i}", None) for i in range(players)],
+        actions=actions,
+    )
+
+
+def record_of(game: Game) -> StoredGame:
+    return stored_game([a.to_json() for a in game.actions])
+
+
+class EventCounter:
+    """Wraps ``Game.events``: how many events were converted into a seat's eyes."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.converted = 0
+        original = Game.events
+
+        def counting(game: Game, seat: int | None, start: int = 0) -> list[Any]:
+            events = original(game, seat, start)
+            self.converted += len(events)
+            return events
+
+        monkeypatch.setattr(Game, "events", counting)
+
+
+def settled(service: Any, live: Any, sockets: int) -> None:
+    """Wait (bounded by count) until the server handled every socket that closed."""
+    for _ in range(2000):
+        if service.presence.sockets(live) == sockets and not service.presence.background_tasks():
+            return
+        time.sleep(0.005)
+    open_now, telling = service.presence.sockets(live), service.presence.background_tasks()
+    raise AssertionError(f"{open_now} sockets open, {telling} tasks left")
+
+
+def service_of(client: TestClient) -> GameService:
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    return service
+
+
+def store_end_turns(client: TestClient, game_id: str, count: int) -> Game:
+    """Append ``count`` ended turns to the game's stored record (in one transaction, as if they
+    had been played), and make the server forget the game, so that the next request loads it
+    again from the database. Answers the game after them."""
+    service = service_of(client)
+    stored = service.store.load_game(game_id)
+    assert stored is not None
+    game = rebuild(stored)
+    assert game is not None
+    with service.store.session() as session, session.begin():
+        for _ in range(count):
+            action = Action.end_turn()
+            session.add(
+                ActionRow(
+                    game_id=game_id, seq=game.version, seat=game.active, action=action.to_json()
+                )
+            )
+            game.apply(action)
+    service.registry.drop(game_id)
+    return game
+
+
+def end_turn(client: TestClient, game_id: str, token: str, version: int) -> Any:
+    return client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": version, "action": {"type": "end-turn"}},
+        headers=auth(token),
+    )
+
+
+def next_state(ws: WebSocketTestSession) -> dict[str, Any]:
+    message = ws.receive_json()
+    assert message["type"] == "state", message
+    state_: dict[str, Any] = message["state"]
+    return state_
+
+
+def on_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class ViewRecorder:
+    """Wraps ``Game.view``: for each view built, its thread, whether that thread runs an
+    event loop, its seat and how many events it holds."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.built: list[tuple[str, bool, int | None, int]] = []
+        original = Game.view
+
+        def recording(game: Game, seat: int | None) -> View:
+            view = original(game, seat)
+            name = threading.current_thread().name
+            self.built.append((name, on_loop(), seat, len(view.events)))
+            return view
+
+        monkeypatch.setattr(Game, "view", recording)
+
+    def with_events(self) -> list[tuple[str, bool, int | None, int]]:
+        return [b for b in self.built if b[3] > 0]

@@ -13,7 +13,16 @@ from gotown.engine import Action, Game, Options
 from gotown.engine.errors import InvalidOptionsError
 from gotown.server.config import Settings
 
-from .helpers import auth, invite_code, new_game, play_to_end, running, state, wait_until
+from .helpers import (
+    auth,
+    invite_code,
+    new_game,
+    play_to_end,
+    refused,
+    running,
+    state,
+    wait_until,
+)
 
 
 def _error(r: Any, status: int, code: str) -> dict[str, Any]:
@@ -818,3 +827,17 @@ def test_a_seat_number_outside_the_game_is_refused_saying_how_many_seats_it_has(
         "Anna",
         None,
     ]
+
+
+def test_a_host_too_long_for_a_qr_code_is_refused_clearly(client: TestClient) -> None:
+    """Found in review: without GOTOWN_PUBLIC_BASE_URL the invitation link is built from the
+    request's Host, and a link too long for any QR code made the QR route a 500."""
+    created = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
+    ).json()
+    code = invite_code(created)
+    for length in (2400, 3000, 10_000):
+        r = client.get(f"/api/invitations/{code}/qr.svg", headers={"host": "a" * length})
+        assert "QR" in refused(r, 400, "bad-request")
+    qr = client.get(f"/api/invitations/{code}/qr.svg")
+    assert qr.status_code == 200 and "<svg" in qr.text

@@ -16,7 +16,15 @@ from starlette.testclient import WebSocketTestSession
 from gotown.server.config import Settings
 from gotown.server.presence import TAKEN, member, presence_key, snapshot_of
 
-from .helpers import REDIS_URL, auth, new_game, running, state, wait_until
+from .helpers import (
+    REDIS_URL,
+    auth,
+    new_game,
+    running,
+    settled,
+    state,
+    wait_until,
+)
 
 #: Nothing listens there: a Redis that is down.
 DOWN_REDIS_URL = "redis://127.0.0.1:1/15"
@@ -307,3 +315,56 @@ def test_a_seat_joined_on_one_process_is_away_only_from_then_on_the_other(
         _refused(_hand_over(two, gid, anna, 1), 409, "seat-present", "less than")
         _hand_over_once_allowed(two, gid, anna, 1)
         assert time.time() - joined >= absent
+
+
+@pytest.mark.parametrize("broadcast", ["memory", "redis"])
+def test_spectators_coming_and_going_push_nothing_to_the_players(
+    settings: Settings, broadcast: str
+) -> None:
+    if broadcast == "redis":  # (no heartbeat during the test: it may tell of presence too)
+        settings = settings.with_(broadcast_url=REDIS_URL, presence_ttl=600)
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=41, options={"first_player": 0})
+        service = client.app.state.service  # type: ignore[attr-defined]
+        live = service.registry.get(gid)
+        with client.websocket_connect(f"/ws/games/{gid}") as player:
+            player.send_json({"token": tokens[1]})
+            first = player.receive_json()
+            assert first["type"] == "state" and first["state"]["version"] == 0
+            for _ in range(20):
+                with client.websocket_connect(f"/ws/games/{gid}") as watcher:
+                    watcher.send_json({"token": None})
+                    assert watcher.receive_json()["state"]["seat"] is None
+            settled(service, live, 1)
+            # A change now: whatever was pushed to the player before it arrives first.
+            r = client.post(
+                f"/api/games/{gid}/actions",
+                json={"version": 0, "action": {"type": "end-turn"}},
+                headers=auth(tokens[0]),
+            )
+            assert r.status_code == 200, r.text
+            received = []
+            for _ in range(100):
+                message = player.receive_json()
+                received.append(message)
+                if message["type"] == "state" and message["state"]["version"] == 1:
+                    break
+            # Only the change itself (there were 40 states: one per watcher opening or closing).
+            assert [m["type"] for m in received] == ["state"]
+
+
+def test_a_player_coming_and_going_is_still_shown_to_the_others(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=42, options={"first_player": 0})
+    service = client.app.state.service  # type: ignore[attr-defined]
+    live = service.registry.get(gid)
+    with client.websocket_connect(f"/ws/games/{gid}") as player:
+        player.send_json({"token": tokens[1]})
+        assert player.receive_json()["state"]["lobby"]["seats"][0]["connected"] is False
+        with client.websocket_connect(f"/ws/games/{gid}") as other:
+            other.send_json({"token": tokens[0]})
+            other.receive_json()
+            pushed = player.receive_json()["state"]
+            assert [s["connected"] for s in pushed["lobby"]["seats"]] == [True, True]
+        settled(service, live, 1)
+        pushed = player.receive_json()["state"]
+        assert [s["connected"] for s in pushed["lobby"]["seats"]] == [False, True]

@@ -1,24 +1,32 @@
-"""Found in review: ways a game's cards could leak or a stored game could be left inconsistent."""
+"""Play (:mod:`gotown.server.services.play`): creating, joining and acting; seeds, names,
+turn limits and versions."""
 
 from __future__ import annotations
 
-import json
+import asyncio
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from gotown.engine import Game, Options
+from gotown.server import schemas
 from gotown.server.config import Settings
+from gotown.server.services.bots import BOTS_ONLY_TURN_LIMIT
+from gotown.server.services.tokens import hash_token
+from gotown.server.storage import StoredGame, StoredSeat
 
 from .helpers import (
     auth,
-    bots_idle,
+    end_turn,
     invite_code,
     new_game,
-    play_to_end,
+    refused,
     running,
-    slow_bots,
+    service_of,
     state,
+    store_end_turns,
     wait_until,
 )
 
@@ -35,40 +43,6 @@ def test_a_client_cannot_choose_the_seed_by_default(database_url: str) -> None:
         assert error["code"] == "seed-not-allowed" and "seed" in error["message"]
         del body["seed"]
         assert client.post("/api/games", json=body).status_code == 201
-
-
-def test_the_seed_setting_comes_from_the_environment() -> None:
-    assert Settings.from_env({"GOTOWN_ALLOW_SEED": "1"}).allow_seed is True
-    assert Settings.from_env({}).allow_seed is False
-
-
-def test_a_game_whose_end_was_not_marked_is_over_after_a_restart(settings: Settings) -> None:
-    """The last action is stored before the status: a stop in between must not leave the game
-    'playing' forever (no replay, no rematch)."""
-    with running(settings) as client:
-        gid, tokens = new_game(client, ["human", "human"], seed=5)
-        assert play_to_end(client, gid, tokens, seed=2)["status"] == "over"
-        client.app.state.service.store.set_status(gid, "playing")  # type: ignore[attr-defined]
-    with running(settings) as client:
-        assert state(client, gid)["status"] == "over"
-        assert client.app.state.service.store.load_game(gid).status == "over"  # type: ignore[attr-defined]
-        assert client.get(f"/api/games/{gid}/replay").status_code == 200
-
-
-def test_nothing_of_a_hand_reaches_a_spectator_or_another_seat_anywhere(client: TestClient) -> None:
-    gid, tokens = new_game(client, ["human", "human"], seed=9)
-    hand0 = state(client, gid, tokens[0])["view"]["hand"]
-    assert hand0
-    for token in (None, tokens[1]):
-        headers = {"X-Seat-Token": token} if token else {}
-        for path in ("state", "lobby", "replay", "hint", "chances"):
-            r = client.get(f"/api/games/{gid}/{path}", headers=headers)
-            text = r.text
-            assert tokens[0] not in text
-            if path == "state":
-                assert r.json()["view"]["hand"] != hand0 or token is None
-                if token is None:
-                    assert r.json()["view"]["hand"] is None
 
 
 def test_odd_characters_in_codes_and_names_are_refused_cleanly(client: TestClient) -> None:
@@ -98,58 +72,6 @@ def test_odd_characters_in_codes_and_names_are_refused_cleanly(client: TestClien
     assert [s["name"] for s in lobby["seats"]] == ["Anna", None]
 
 
-def test_every_route_documents_its_errors(client: TestClient) -> None:
-    paths = client.get("/openapi.json").json()["paths"]
-    for path, operations in paths.items():
-        for method, operation in operations.items():
-            if path != "/api/meta":
-                assert {"404", "422"} <= set(operation["responses"]), (method, path)
-
-
-def test_a_bot_that_was_thinking_does_not_move_for_a_person_who_took_the_seat_back(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bot = slow_bots(monkeypatch)
-    gid, tokens = new_game(client, ["human", "human"], seed=3, options={"first_player": 0})
-    before = state(client, gid, tokens[0])
-    r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(tokens[0]))
-    assert r.status_code == 200, r.text
-    assert bot.started.wait(30)
-    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
-    bot.release.set()
-    assert bots_idle(client.app.state.service, gid)  # type: ignore[attr-defined]
-    after = state(client, gid, tokens[0])
-    assert after["version"] == before["version"]
-    assert after["lobby"]["seats"][0]["kind"] == "human"
-    assert after["legal"] == before["legal"]
-
-
-def test_the_spectator_link_does_not_give_away_the_invitation(client: TestClient) -> None:
-    """Watching must not be a way to take a free seat: the invitation is for seats only."""
-    created = client.post(
-        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
-    ).json()
-    gid, code = created["game_id"], created["invite_url"].rsplit("/", 1)[1]
-    assert client.get(f"/api/games/{gid}/lobby").json()["invite_url"] is None
-    assert state(client, gid)["lobby"]["invite_url"] is None
-    assert code not in client.get(f"/api/games/{gid}/lobby").text
-    assert client.get(f"/api/games/{gid}/qr.svg").status_code == 404
-    with client.websocket_connect(f"/ws/games/{gid}") as ws:
-        ws.send_json({"token": None})
-        first = ws.receive_json()
-        assert first["type"] == "state" and code not in json.dumps(first)
-    # A seat, and whoever holds the code, get it.
-    token = created["token"]
-    assert client.get(f"/api/games/{gid}/lobby", headers=auth(token)).json()["invite_url"]
-    assert state(client, gid, token)["lobby"]["invite_url"].endswith("/j/" + code)
-    assert client.get(f"/api/invitations/{code}").json()["invite_url"].endswith("/j/" + code)
-    qr = client.get(f"/api/invitations/{code}/qr.svg")
-    assert qr.status_code == 200 and "<svg" in qr.text
-    assert client.get("/api/invitations/nope/qr.svg").status_code == 404
-    wrong = client.get(f"/api/games/{gid}/lobby", headers=auth("nope"))
-    assert wrong.status_code == 403
-
-
 def test_a_game_s_seed_is_drawn_from_63_bits(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,7 +79,7 @@ def test_a_game_s_seed_is_drawn_from_63_bits(
     draws, and with it every hand; 63 bits is the width of the engine's own seed chain."""
     import secrets
 
-    from gotown.engine import Game, Options
+    from gotown.engine import Options
 
     widths: list[int] = []
 
@@ -177,58 +99,6 @@ def test_a_game_s_seed_is_drawn_from_63_bits(
     dealt = Game.new(players=2, seed=2**63 - 1, options=Options.from_json(stored.options))
     token = created.json()["token"]
     assert state(client, gid, token)["view"] == dealt.view(0).to_json()
-
-
-def _refused(r: Any, status: int, code: str) -> str:
-    assert r.status_code == status, r.text
-    error = r.json()["error"]
-    assert error["code"] == code and error["message"], error
-    message: str = error["message"]
-    return message
-
-
-def test_an_id_or_code_no_game_can_have_is_unknown_on_every_database(client: TestClient) -> None:
-    """Found in review: on PostgreSQL (whose text cannot hold a NUL character) a NUL in a game id
-    or an invitation code was a 500 on every route that looked it up; SQLite answered 404."""
-    gid, tokens = new_game(client, ["human", "human"], seed=11)
-    before = state(client, gid, tokens[0])
-    action = {"version": before["version"], "action": {"type": "end-turn"}}
-    for bad in ("x%00y", "%00", f"{gid}%00"):
-        for path in ("state", "lobby", "replay", "hint", "chances"):
-            r = client.get(f"/api/games/{bad}/{path}", headers=auth(tokens[0]))
-            _refused(r, 404, "unknown-game")
-        for path, body in (
-            ("actions", action),
-            ("join", {"code": "abc", "name": "Eve"}),
-            ("seats/1/bot", None),
-            ("reclaim", None),
-            ("rematch", None),
-        ):
-            r = client.post(f"/api/games/{bad}/{path}", json=body, headers=auth(tokens[0]))
-            _refused(r, 404, "unknown-game")
-        for path in (f"/api/invitations/{bad}", f"/api/invitations/{bad}/qr.svg"):
-            _refused(client.get(path), 404, "unknown-invitation")
-        with client.websocket_connect(f"/ws/games/{bad}") as ws:
-            ws.send_json({"token": tokens[0]})
-            message = ws.receive_json()
-            assert message["type"] == "error" and message["error"]["code"] == "unknown-game"
-            closing = ws.receive()
-            assert closing["type"] == "websocket.close" and closing["code"] == 4404
-    assert state(client, gid, tokens[0]) == before
-
-
-def test_a_host_too_long_for_a_qr_code_is_refused_clearly(client: TestClient) -> None:
-    """Found in review: without GOTOWN_PUBLIC_BASE_URL the invitation link is built from the
-    request's Host, and a link too long for any QR code made the QR route a 500."""
-    created = client.post(
-        "/api/games", json={"seats": [{"kind": "human"}] * 3, "name": "Anna"}
-    ).json()
-    code = invite_code(created)
-    for length in (2400, 3000, 10_000):
-        r = client.get(f"/api/invitations/{code}/qr.svg", headers={"host": "a" * length})
-        assert "QR" in _refused(r, 400, "bad-request")
-    qr = client.get(f"/api/invitations/{code}/qr.svg")
-    assert qr.status_code == 200 and "<svg" in qr.text
 
 
 def test_a_name_must_be_printable_through_and_through(client: TestClient) -> None:
@@ -254,10 +124,10 @@ def test_a_name_must_be_printable_through_and_through(client: TestClient) -> Non
     ):
         assert not name.isprintable()
         body = {"seats": [{"kind": "human"}] * 2, "name": name}
-        message = _refused(client.post("/api/games", json=body), 422, "invalid-request")
+        message = refused(client.post("/api/games", json=body), 422, "invalid-request")
         assert message.startswith("name: ") and "printable" in message, message
         r = client.post(f"/api/games/{gid}/join", json={"code": code, "name": name})
-        message = _refused(r, 422, "invalid-request")
+        message = refused(r, 422, "invalid-request")
         assert message.startswith("name: ") and "printable" in message, message
     assert [s["name"] for s in client.get(f"/api/games/{gid}/lobby").json()["seats"]] == [
         "Anna Lee",
@@ -279,9 +149,7 @@ def test_an_action_whose_request_is_cancelled_while_it_is_stored_is_still_made_i
     written, the write finishes in its thread whatever happens: the game in memory, the other
     players and the bots must then follow it too, or the table lags its own database (a person
     refused as stale, a bot never told it is its turn)."""
-    import asyncio
     import contextlib
-    import threading
 
     from gotown.server import schemas
 
@@ -319,3 +187,119 @@ def test_an_action_whose_request_is_cancelled_while_it_is_stored_is_still_made_i
     # comes back; the game in memory never lags the database.
     st = wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0)
     assert st["version"] == len(store.load_game(gid).actions) > version + 1
+
+
+def test_the_meta_and_openapi_advertise_the_turn_limit_bound(client: TestClient) -> None:
+    meta = client.get("/api/meta").json()["options"]["turn_limit"]
+    assert meta["minimum"] == 1 and meta["maximum"] == schemas.MAX_TURN_LIMIT == 10_000
+    assert meta["nullable"] is True and meta["default"] is None
+    assert meta["bots_only_default"] == BOTS_ONLY_TURN_LIMIT == 300
+    openapi = client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"maximum", "bots_only_default"} <= set(openapi["OptionOut"]["properties"])
+    assert "10000" in openapi["CreateGameIn"]["properties"]["options"]["description"]
+
+
+@pytest.mark.parametrize("limit", [schemas.MAX_TURN_LIMIT + 1, 10**30])
+def test_a_turn_limit_beyond_the_server_s_bound_is_refused(client: TestClient, limit: int) -> None:
+    for kinds in (["human", "human"], ["bot", "bot"]):
+        seats = [{"kind": k} for k in kinds]
+        r = client.post("/api/games", json={"seats": seats, "options": {"turn_limit": limit}})
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["code"] == "invalid-options"
+        assert "turn_limit" in error["message"] and "10000" in error["message"]
+
+
+def _options(client: TestClient, kinds: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    seats = [{"kind": k, "level": "random"} if k == "bot" else {"kind": "human"} for k in kinds]
+    r = client.post("/api/games", json={"seats": seats, "options": options, "name": "Anna"})
+    assert r.status_code == 201, r.text
+    lobby = client.get(f"/api/games/{r.json()['game_id']}/lobby").json()
+    options_now: dict[str, Any] = lobby["options"]
+    return options_now
+
+
+def test_the_bound_itself_is_accepted(client: TestClient) -> None:
+    limit = schemas.MAX_TURN_LIMIT
+    assert _options(client, ["human", "bot"], {"turn_limit": limit})["turn_limit"] == limit
+
+
+def test_a_table_of_bots_only_gets_a_turn_limit_and_people_the_ceiling(client: TestClient) -> None:
+    assert _options(client, ["bot", "bot"], {})["turn_limit"] == BOTS_ONLY_TURN_LIMIT
+    assert _options(client, ["bot"] * 4, {"turn_limit": None})["turn_limit"] == 300
+    assert _options(client, ["bot", "bot", "bot"], {"turn_limit": 40})["turn_limit"] == 40
+    # A person at the table: the server's ceiling unless asked for less (R23).
+    ceiling = schemas.MAX_TURN_LIMIT
+    assert _options(client, ["human", "bot"], {})["turn_limit"] == ceiling
+    assert _options(client, ["human", "human"], {"turn_limit": None})["turn_limit"] == ceiling
+    assert _options(client, ["human", "bot", "bot"], {"turn_limit": 12})["turn_limit"] == 12
+
+
+def test_a_game_of_people_created_without_a_limit_ends_at_the_server_s_ceiling(
+    client: TestClient,
+) -> None:
+    meta = client.get("/api/meta").json()["options"]["turn_limit"]
+    assert meta["people_default"] == schemas.MAX_TURN_LIMIT == meta["maximum"]
+    gid, tokens = new_game(client, ["human", "human"], seed=61, options={"first_player": 0})
+    assert state(client, gid)["lobby"]["options"]["turn_limit"] == schemas.MAX_TURN_LIMIT
+    # Turn N ends the game (R23): one turn is one ended turn here (nobody plays a card).
+    game = store_end_turns(client, gid, schemas.MAX_TURN_LIMIT - 1)
+    st = state(client, gid, tokens[game.active])
+    assert st["status"] == "playing" and st["view"]["turn"] == schemas.MAX_TURN_LIMIT
+    r = end_turn(client, gid, tokens[game.active], game.version)
+    assert r.status_code == 200, r.text
+    final = r.json()
+    assert final["status"] == "over" and final["view"]["winner"] is None
+    assert final["view"]["events"][-1] == {"type": "end", "winner": None, "reason": "turn-limit"}
+    r = end_turn(client, gid, tokens[0], final["version"])
+    assert r.status_code == 409 and r.json()["error"]["code"] == "game-over"
+
+
+def test_a_game_stored_with_no_limit_before_the_ceiling_replays_as_it_was(
+    client: TestClient,
+) -> None:
+    """The ceiling is written in a new game's options: a record stored before it (null) still
+    replays exactly, past the ceiling, and plays on."""
+    service = service_of(client)
+    stored = StoredGame(
+        id="oldgame",
+        players=2,
+        seed=62,
+        options=Options(first_player=0).to_json(),
+        language="en",
+        invite_code="oldcode",
+        status="playing",
+        seats=[StoredSeat(i, "human", None, f"P{i}", hash_token(f"tok{i}")) for i in (0, 1)],
+    )
+    assert stored.options["turn_limit"] is None
+    service.store.create_game(stored)
+    game = store_end_turns(client, "oldgame", schemas.MAX_TURN_LIMIT + 3)
+    st = state(client, "oldgame", f"tok{game.active}")
+    assert st["status"] == "playing" and st["version"] == schemas.MAX_TURN_LIMIT + 3
+    assert st["lobby"]["options"]["turn_limit"] is None
+    assert st["view"] == game.view(game.active).to_json()
+    r = end_turn(client, "oldgame", f"tok{game.active}", game.version)
+    assert r.status_code == 200 and r.json()["status"] == "playing", r.text
+
+
+def test_the_ceiling_is_documented_in_the_openapi_schema(client: TestClient) -> None:
+    openapi = client.get("/openapi.json").json()
+    options = openapi["components"]["schemas"]["CreateGameIn"]["properties"]["options"]
+    assert str(schemas.MAX_TURN_LIMIT) in options["description"]
+    assert "no winner" in options["description"] and "R23" in options["description"]
+    assert "people_default" in openapi["components"]["schemas"]["OptionOut"]["properties"]
+    assert "no winner" in openapi["info"]["description"]
+
+
+@pytest.mark.parametrize("version", [False, True, "0", 0.0, "1"])
+def test_an_action_s_version_must_be_a_whole_number(client: TestClient, version: Any) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=68, options={"first_player": 0})
+    r = client.post(
+        f"/api/games/{gid}/actions",
+        json={"version": version, "action": {"type": "end-turn"}},
+        headers=auth(tokens[0]),
+    )
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["code"] == "invalid-request" and error["message"].startswith("version: ")
+    assert state(client, gid)["version"] == 0
