@@ -19,6 +19,7 @@ from .helpers import (
     ViewRecorder,
     auth,
     bots_idle,
+    end_turn,
     new_game,
     next_state,
     on_loop,
@@ -54,12 +55,7 @@ def test_the_state_counts_the_turns_that_held_nothing_but_their_end(client: Test
     assert st["view"]["active"] == 1
     counts = []
     for _ in range(40):
-        r = client.post(
-            f"/api/games/{gid}/actions",
-            json={"version": st["version"], "action": {"type": "end-turn"}},
-            headers=auth(me),
-        )
-        assert r.status_code == 200, r.text
+        assert end_turn(client, gid, me, st["version"]).status_code == 200
         st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 2)
         game = service.registry.get(gid).game
         for seat, token in ((1, me), (None, None)):
