@@ -124,13 +124,12 @@ CODES: dict[str, type[DomainError]] = {
     "estimate-failed": UnavailableError,
     "presence-unavailable": UnavailableError,
     "storage-unavailable": UnavailableError,
+    # A 404 for a seat in the path, a 422 for one in the body: either kind.
+    "unknown-seat": DomainError,
     # Sent by the middleware and the socket, not raised: the page needs their words too.
     "body-too-large": DomainError,
     "unknown-message": DomainError,
 }
-
-#: ``unknown-seat`` is a 404 for a seat in the path and a 422 for one in the body.
-CODES["unknown-seat"] = DomainError
 
 
 def status_of(error: DomainError) -> int:

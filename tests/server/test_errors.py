@@ -46,3 +46,25 @@ def test_json_that_cannot_be_read_is_malformed_json_saying_why(
         assert error["code"] == "malformed-json" and says in error["message"], error
     assert state(client, gid)["version"] == 0
     assert service_of(client).store.game_ids_with_status("lobby") == []
+
+
+def test_each_kind_of_refusal_has_its_status_and_each_code_its_kind() -> None:
+    from gotown.server.errors import (
+        CODES,
+        STATUS,
+        BusyError,
+        ConflictError,
+        NotFoundError,
+        status_of,
+    )
+
+    assert status_of(NotFoundError("unknown-game", "no such game")) == 404
+    assert status_of(ConflictError("game-over", "over")) == 409
+    assert status_of(BusyError("estimate-busy", "busy")) == 429
+    # A code raised as another kind than the catalogue's is a bug, caught at once.
+    with pytest.raises(ValueError, match="unknown-game"):
+        ConflictError("unknown-game", "no such game")
+    with pytest.raises(ValueError, match="no-such-code"):
+        ConflictError("no-such-code", "?")
+    raised = {code for code, kind in CODES.items() if kind in STATUS}
+    assert {"stale-version", "storage-unavailable", "wrong-token", "bad-request"} <= raised
