@@ -404,3 +404,31 @@ class ViewRecorder:
 
     def with_events(self) -> list[tuple[str, bool, int | None, int]]:
         return [b for b in self.built if b[3] > 0]
+
+
+def error_of(r: Any, status: int, code: str) -> dict[str, Any]:
+    """The error of a refused response, checked: its status, its code and a message."""
+    assert r.status_code == status, r.text
+    body: dict[str, Any] = r.json()
+    assert body["error"]["code"] == code, body
+    assert body["error"]["message"]
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+def act(
+    client: TestClient, game_id: str, token: str | None, version: int, action: dict[str, Any]
+) -> Any:
+    return client.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": version, "action": action},
+        headers=auth(token),
+    )
+
+
+def end_current_turn(client: TestClient, game_id: str, token: str) -> dict[str, Any]:
+    """End the turn of ``token``'s seat at the game's current version; answers the state."""
+    r = end_turn(client, game_id, token, state(client, game_id, token)["version"])
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data

@@ -22,11 +22,13 @@ from gotown.server.storage import StoredGame
 from .helpers import (
     EventCounter,
     auth,
+    end_current_turn,
     end_turn,
     new_game,
     record_of,
     running,
     service_of,
+    state,
     stored_game,
 )
 
@@ -161,3 +163,128 @@ def test_the_chances_replay_the_game_once_per_number_of_actions(
     assert replays == [1, 2]
     assert {a["basis"] for a in answers} == {"after-turn"}
     assert {a["of_version"] for a in answers} == {0}
+
+
+class FakeHint:
+    """Stands for `gotown.bots.hint`: records what it was given and where it ran."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[View, tuple[Action, ...], int]] = []
+        self.threads: list[str] = []
+
+    def __call__(
+        self, view: View, legal: Sequence[Action], seed: int, top: int = 3
+    ) -> list[tuple[Action, float]]:
+        self.calls.append((view, tuple(legal), seed))
+        self.threads.append(threading.current_thread().name)
+        return [(a, 0.25 + 0.5 / (i + 1)) for i, a in enumerate(legal)][:top]
+
+
+@pytest.fixture
+def fake_hint(monkeypatch: pytest.MonkeyPatch) -> FakeHint:
+    fake = FakeHint()
+    monkeypatch.setattr(gotown.bots, "hint", fake)
+    return fake
+
+
+def _chances(client: TestClient, gid: str, token: str | None) -> Any:
+    return client.get(f"/api/games/{gid}/chances", headers=auth(token))
+
+
+def test_chances_on_the_seat_s_turn_are_computed_once_per_version(
+    client: TestClient, fake_hint: FakeHint
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], options={"first_player": 0})
+    st = state(client, gid, tokens[0])
+    first = _chances(client, gid, tokens[0])
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert body["basis"] == "turn" and body["of_version"] == st["version"] == body["version"]
+    assert body["win_probability"] == 0.75
+    # Asked again, and the hint at the same version: the one computation is reused.
+    assert _chances(client, gid, tokens[0]).json() == body
+    hint = client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0]))
+    assert hint.status_code == 200 and hint.json()["hints"][0]["win_probability"] == 0.75
+    assert len(fake_hint.calls) == 1
+    view, legal, _seed = fake_hint.calls[0]
+    assert view.seat == 0 and view.hand == tuple(st["view"]["hand"])
+    assert [a.to_json() for a in legal] == st["legal"]
+    # In a worker thread of its own, never in the event loop's thread.
+    assert fake_hint.threads == ["gotown-hint_0"]
+
+
+def test_chances_after_the_seat_s_turn_estimate_its_end_of_turn(
+    client: TestClient, fake_hint: FakeHint
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], options={"first_player": 0})
+    before = state(client, gid, tokens[0])
+    end_current_turn(client, gid, tokens[0])
+    r = _chances(client, gid, tokens[0])
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["basis"] == "after-turn" and body["of_version"] == before["version"]
+    assert body["win_probability"] == 0.75
+    view, legal, _seed = fake_hint.calls[-1]
+    assert view.seat == 0 and view.hand == tuple(before["view"]["hand"])
+    assert legal == (Action.end_turn(),)
+    # Seat 1 has not played a turn: on its turn it gets an estimate for now, from its view.
+    other = _chances(client, gid, tokens[1]).json()
+    assert other["basis"] == "turn"
+    assert fake_hint.calls[-1][0].seat == 1
+    calls = len(fake_hint.calls)
+    for _ in range(3):
+        assert _chances(client, gid, tokens[0]).json() == body
+    assert len(fake_hint.calls) == calls
+
+
+def test_chances_before_the_seat_s_first_turn_are_empty(
+    client: TestClient, fake_hint: FakeHint
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], options={"first_player": 0})
+    body = _chances(client, gid, tokens[1]).json()
+    assert body["basis"] == "none" and body["win_probability"] is None
+    assert not any(view.seat == 1 for view, _legal, _seed in fake_hint.calls)
+
+
+def test_chances_are_for_a_seat_of_a_running_game_only(
+    client: TestClient, fake_hint: FakeHint
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], options={"first_player": 0})
+    for token, status, code in (
+        (None, 401, "missing-token"),
+        ("not-a-token", 403, "wrong-token"),
+        (tokens[0] + "x", 403, "wrong-token"),
+    ):
+        r = _chances(client, gid, token)
+        assert r.status_code == status and r.json()["error"]["code"] == code, r.text
+    assert _chances(client, "nope", tokens[0]).status_code == 404
+    lobby = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+    ).json()
+    r = _chances(client, lobby["game_id"], lobby["token"])
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not-running"
+    assert fake_hint.calls == []
+
+
+def test_a_failed_estimate_is_a_clean_error_and_can_be_asked_again(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    attempts: list[int] = []
+
+    def broken(view: View, legal: Sequence[Action], seed: int, top: int = 3) -> Any:
+        attempts.append(seed)
+        raise RuntimeError("search bug")
+
+    monkeypatch.setattr(gotown.bots, "hint", broken)
+    gid, tokens = new_game(client, ["human", "human"], options={"first_player": 0})
+    for _ in range(2):
+        r = _chances(client, gid, tokens[0])
+        assert r.status_code == 503 and r.json()["error"]["code"] == "estimate-failed"
+        assert "search bug" not in r.text
+    assert len(attempts) == 2
+
+
+def test_chances_with_the_real_search(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "bot"], options={"first_player": 0})
+    body = _chances(client, gid, tokens[0]).json()
+    assert body["basis"] == "turn" and 0.0 <= body["win_probability"] <= 1.0

@@ -19,7 +19,9 @@ from gotown.server.storage import StoredGame, StoredSeat
 
 from .helpers import (
     auth,
+    end_current_turn,
     end_turn,
+    error_of,
     invite_code,
     new_game,
     refused,
@@ -303,3 +305,62 @@ def test_an_action_s_version_must_be_a_whole_number(client: TestClient, version:
     error = r.json()["error"]
     assert error["code"] == "invalid-request" and error["message"].startswith("version: ")
     assert state(client, gid)["version"] == 0
+
+
+def test_a_chosen_seed_is_any_integer_from_0_below_2_to_the_63_and_nothing_else(
+    client: TestClient,
+) -> None:
+    """The widest seeds round-trip through the store and deal the very game the engine deals."""
+    for seed in (0, 2**31, 2**63 - 1):
+        gid, tokens = new_game(client, ["human", "human"], seed=seed)
+        stored = client.app.state.service.store.load_game(gid)  # type: ignore[attr-defined]
+        assert stored.seed == seed
+        dealt = Game.new(players=2, seed=seed, options=Options.from_json(stored.options))
+        assert state(client, gid, tokens[0])["view"] == dealt.view(0).to_json()
+    for bad in (2**63, -1, True, "5", 1.5, 2.0**40):
+        body = {"seats": [{"kind": "human"}] * 2, "name": "A", "seed": bad}
+        err = error_of(client.post("/api/games", json=body), 422, "invalid-request")
+        assert err["message"].startswith("seed: "), err
+
+
+def test_first_player_and_turn_limit_are_honoured(client: TestClient) -> None:
+    """R23: the chosen seat starts; when turn N ends the game ends with no winner."""
+    gid, tokens = new_game(
+        client, ["human", "human", "human"], options={"first_player": 2, "turn_limit": 4}
+    )
+    st = state(client, gid, tokens[0])
+    assert st["lobby"]["options"]["first_player"] == 2
+    assert st["lobby"]["options"]["turn_limit"] == 4
+    assert st["view"]["active"] == 2
+    for _ in range(20):
+        st = state(client, gid, tokens[0])
+        if st["status"] == "over":
+            break
+        end_current_turn(client, gid, tokens[st["view"]["active"]])
+    assert st["status"] == "over"
+    assert st["view"]["winner"] is None
+    assert st["view"]["turn"] == 4
+    assert st["view"]["events"][-1] == {"type": "end", "winner": None, "reason": "turn-limit"}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"first_player": 2},  # two seats: 0 and 1
+        {"first_player": -1},
+        {"first_player": "0"},
+        {"turn_limit": 0},
+        {"turn_limit": -3},
+        {"turn_limit": 2.5},
+        {"turn_limit": "ten"},
+        {"turn_limit": True},
+    ],
+)
+def test_bad_first_player_or_turn_limit_is_refused(
+    client: TestClient, options: dict[str, Any]
+) -> None:
+    r = client.post("/api/games", json={"seats": [{"kind": "human"}] * 2, "options": options})
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["code"] == "invalid-options"
+    assert next(iter(options)) in error["message"]
