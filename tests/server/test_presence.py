@@ -14,7 +14,7 @@ from httpx2 import Response
 from starlette.testclient import WebSocketTestSession
 
 from gotown.server.config import Settings
-from gotown.server.presence import TAKEN, member, presence_key, snapshot_of
+from gotown.server.redis_presence import TAKEN, member, presence_key, snapshot_of
 
 from .helpers import (
     REDIS_URL,

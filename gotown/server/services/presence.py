@@ -6,7 +6,7 @@ person's seat may be handed to a bot (not while they are connected, nor less tha
   holds one of its sockets, and away since its last socket closed here (or since the process
   started: ``time.monotonic()``).
 - ``redis://`` (:class:`SharedPresence`): the same across every process, through
-  :class:`~gotown.server.presence.RedisPresence` (one sorted set per game, refreshed by each
+  :class:`~gotown.server.redis_presence.RedisPresence` (one sorted set per game, refreshed by each
   process's heartbeat every ``presence_ttl / 3`` s). A seat is also connected while a socket of it
   is open on another process, and away since the last one closed or expired anywhere (wall
   clock). When Redis does not answer, the lobby keeps the last known flags and nobody hands a
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..errors import ConflictError, DomainError, UnavailableError
-from ..presence import PresenceUnavailableError, RedisPresence, Snapshot
 from ..pubsub import Notice
+from ..redis_presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .registry import LiveGame, PerGame, Registry
 
 log = logging.getLogger("gotown.server")
