@@ -145,7 +145,7 @@ def serve(host: str, port: int, database_url: str | None, reload: bool, lan: boo
     false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4) and others: gotown/server/README.md.
     """
     from .server import run
-    from .server.settings import SettingError, Settings
+    from .server.config import SettingError, Settings
 
     if lan:
         host = "0.0.0.0"

@@ -23,7 +23,7 @@ def run(
     if database_url:
         os.environ["GOTOWN_DATABASE_URL"] = database_url
     uvicorn.run(
-        "gotown.server.app:create_app_from_env",
+        "gotown.server.main:create_app_from_env",
         factory=True,
         host=host,
         port=port,

@@ -186,6 +186,11 @@ class StateOut(BaseModel):
         "the client already holds",
     )
     legal: list[dict[str, Any]] = Field(description="the legal actions of this seat now")
+    frozen_turns: int | None = Field(
+        default=None,
+        description="how many turns in a row, up to the one under way, held nothing but their "
+        "end (View.frozen_turns: public events only, the same for every seat); null in the lobby",
+    )
 
 
 class HintItem(BaseModel):

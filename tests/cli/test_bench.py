@@ -54,10 +54,10 @@ def test_serve_help_points_to_every_setting_and_the_readme_names_them_all() -> N
     import re
     from pathlib import Path
 
-    from gotown.server.settings import Settings
+    from gotown.server.config import Settings
 
     root = Path(__file__).resolve().parents[2]
-    source = (root / "gotown" / "server" / "settings.py").read_text()
+    source = (root / "gotown" / "server" / "config.py").read_text()
     names = set(re.findall(r"GOTOWN_[A-Z_]*[A-Z]", source))
     for field in dataclasses.fields(Settings):  # the ones read by name, in a loop
         variable = f"GOTOWN_{field.name.upper()}"

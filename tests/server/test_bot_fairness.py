@@ -9,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gotown.bots import make_bot
-from gotown.server.service import GameService
+from gotown.server.services.bots import Bots
 
-from .conftest import new_game, wait_until
+from .helpers import new_game, wait_until
 
 
 def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
@@ -29,12 +29,12 @@ def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
             release.wait(timeout=60)
             return legal[-1]
 
-    def bot_for(self: GameService, live: Any, seat: int) -> Any:
+    def bot_for(self: Bots, live: Any, seat: int) -> Any:
         if all(s.kind == "bot" for s in live.stored.seats):
             return SlowBot()
         return make_bot("random", seed=seat)
 
-    monkeypatch.setattr(GameService, "_bot_for", bot_for)
+    monkeypatch.setattr(Bots, "bot_for", bot_for)
     try:
         for seed in (1, 2, 3):
             new_game(client, ["bot", "bot"], seed=seed)

@@ -22,10 +22,10 @@ import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from gotown.server.app import create_app
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
+from gotown.server.main import create_app
 
-from .conftest import ARTIFACTS
+from .helpers import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 

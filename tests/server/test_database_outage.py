@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
 
-from .conftest import _reset_postgres, auth, new_game, running, state, wait_until
+from .helpers import auth, new_game, reset_postgres, running, state, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -51,7 +51,7 @@ def outage(url: str) -> Iterator[None]:
 
 @pytest.fixture
 def pg_settings(postgres_url: str) -> Settings:
-    _reset_postgres(postgres_url)
+    reset_postgres(postgres_url)
     return Settings(
         database_url=postgres_url,
         bot_delay=0,

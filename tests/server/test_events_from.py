@@ -17,7 +17,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.server.pubsub import Notice
 
-from .conftest import auth, new_game, play_one, state
+from .helpers import auth, new_game, play_one, state
 
 
 def _play(
@@ -238,7 +238,7 @@ def test_a_socket_sent_more_events_than_the_game_holds_gets_them_all_again(
     play), its next push holds every event again, from 0: never a gap."""
     gid, tokens = new_game(client, ["human", "human"], seed=48)
     service: Any = client.app.state.service  # type: ignore[attr-defined]
-    earlier = service._games[gid].game.copy()
+    earlier = service.registry.get(gid).game.copy()
     _play(client, gid, tokens, 3)
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_json({"token": tokens[0]})
@@ -246,7 +246,7 @@ def test_a_socket_sent_more_events_than_the_game_holds_gets_them_all_again(
         assert first["events_from"] == 0
 
         def go_back() -> None:
-            live = service._games[gid]
+            live = service.registry.get(gid)
             live.game = earlier
             service.pubsub.deliver_locally(
                 Notice(gid, earlier.version, "action", service.pubsub.id)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from gotown.server.fairgate import FairGate
 
-from .conftest import auth, new_game, state, wait_until
+from .helpers import auth, new_game, state, wait_until
 
 
 async def _hold(gate: FairGate, release: asyncio.Event) -> None:
@@ -134,7 +134,7 @@ def test_the_bots_of_a_table_with_a_person_take_their_turn_as_its_creator(
     created the table (the test client's), so that another address's tables take turns with
     it; a table of bots only has its own worker and does not pass the gate."""
     service = client.app.state.service  # type: ignore[attr-defined]
-    gate: FairGate = service._bot_gate
+    gate: FairGate = service.bots.gate
     keys: list[object] = []
     slot = gate.slot
 

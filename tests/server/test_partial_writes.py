@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
-from .conftest import auth, invite_code, new_game, state
+from .helpers import auth, invite_code, new_game, state
 
 END_TURN = {"type": "end-turn"}
 

@@ -13,10 +13,20 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 from starlette.testclient import WebSocketTestSession
 
-from gotown.server.presence import TAKEN, member, presence_key, snapshot_of
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
+from gotown.server.redis_presence import TAKEN, member, presence_key, snapshot_of
 
-from .conftest import REDIS_URL, auth, new_game, running, state, wait_until
+from .helpers import (
+    REDIS_URL,
+    auth,
+    error_of,
+    invite_code,
+    new_game,
+    running,
+    settled,
+    state,
+    wait_until,
+)
 
 #: Nothing listens there: a Redis that is down.
 DOWN_REDIS_URL = "redis://127.0.0.1:1/15"
@@ -307,3 +317,136 @@ def test_a_seat_joined_on_one_process_is_away_only_from_then_on_the_other(
         _refused(_hand_over(two, gid, anna, 1), 409, "seat-present", "less than")
         _hand_over_once_allowed(two, gid, anna, 1)
         assert time.time() - joined >= absent
+
+
+@pytest.mark.parametrize("broadcast", ["memory", "redis"])
+def test_spectators_coming_and_going_push_nothing_to_the_players(
+    settings: Settings, broadcast: str
+) -> None:
+    if broadcast == "redis":  # (no heartbeat during the test: it may tell of presence too)
+        settings = settings.with_(broadcast_url=REDIS_URL, presence_ttl=600)
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=41, options={"first_player": 0})
+        service = client.app.state.service  # type: ignore[attr-defined]
+        live = service.registry.get(gid)
+        with client.websocket_connect(f"/ws/games/{gid}") as player:
+            player.send_json({"token": tokens[1]})
+            first = player.receive_json()
+            assert first["type"] == "state" and first["state"]["version"] == 0
+            for _ in range(20):
+                with client.websocket_connect(f"/ws/games/{gid}") as watcher:
+                    watcher.send_json({"token": None})
+                    assert watcher.receive_json()["state"]["seat"] is None
+            settled(service, live, 1)
+            # A change now: whatever was pushed to the player before it arrives first.
+            r = client.post(
+                f"/api/games/{gid}/actions",
+                json={"version": 0, "action": {"type": "end-turn"}},
+                headers=auth(tokens[0]),
+            )
+            assert r.status_code == 200, r.text
+            received = []
+            for _ in range(100):
+                message = player.receive_json()
+                received.append(message)
+                if message["type"] == "state" and message["state"]["version"] == 1:
+                    break
+            # Only the change itself (there were 40 states: one per watcher opening or closing).
+            assert [m["type"] for m in received] == ["state"]
+
+
+def test_a_player_coming_and_going_is_still_shown_to_the_others(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=42, options={"first_player": 0})
+    service = client.app.state.service  # type: ignore[attr-defined]
+    live = service.registry.get(gid)
+    with client.websocket_connect(f"/ws/games/{gid}") as player:
+        player.send_json({"token": tokens[1]})
+        assert player.receive_json()["state"]["lobby"]["seats"][0]["connected"] is False
+        with client.websocket_connect(f"/ws/games/{gid}") as other:
+            other.send_json({"token": tokens[0]})
+            other.receive_json()
+            pushed = player.receive_json()["state"]
+            assert [s["connected"] for s in pushed["lobby"]["seats"]] == [True, True]
+        settled(service, live, 1)
+        pushed = player.receive_json()["state"]
+        assert [s["connected"] for s in pushed["lobby"]["seats"]] == [False, True]
+
+
+def test_a_newly_joined_or_reclaimed_seat_is_away_only_from_then(database_url: str) -> None:
+    """Not since the server started: the others wait absent_seconds before handing a seat its
+    person just took (or took back) to a bot."""
+    absent = 1.0
+    settings = Settings(
+        database_url=database_url, bot_delay=0, rate_limit_per_minute=0, absent_seconds=absent
+    )
+    with running(settings) as client:
+        created = client.post(
+            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "Anna"}
+        ).json()
+        gid, anna = created["game_id"], created["token"]
+        time.sleep(absent)  # the server's own start cannot be why a hand-over is refused below
+        for step in ("join", "reclaim"):
+            taken = time.time()
+            if step == "join":
+                r = client.post(
+                    f"/api/games/{gid}/join", json={"code": invite_code(created), "name": "Bob"}
+                )
+                assert r.status_code == 200, r.text
+                bob = r.json()["token"]
+            else:
+                r = client.post(f"/api/games/{gid}/reclaim", headers=auth(bob))
+                assert r.status_code == 204, r.text
+            err = error_of(
+                client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(anna)),
+                409,
+                "seat-present",
+            )
+            assert "less than" in err["message"]
+            _hand_over_once_allowed(client, gid, anna, 1)
+            assert time.time() - taken >= absent
+
+
+def _hand_over_once_allowed(client: TestClient, game_id: str, token: str, seat: int) -> None:
+    """Ask until the hand-over is allowed; until then it must be refused as too recent."""
+    for _ in range(2000):
+        r = client.post(f"/api/games/{game_id}/seats/{seat}/bot", headers=auth(token))
+        if r.status_code == 200:
+            assert r.json()["seats"][seat]["kind"] == "bot"
+            return
+        assert "less than" in error_of(r, 409, "seat-present")["message"]
+        time.sleep(0.01)
+    raise AssertionError("the hand-over was never allowed")
+
+
+def test_an_away_seat_says_when_it_may_be_handed_to_a_bot(database_url: str) -> None:
+    """The state tells the page, for each person's seat that is away, the seconds until the
+    others may hand it to a bot (the page counts down; the button waits): none for a bot's or
+    a connected person's seat, 0 once allowed."""
+    absent = 30.0
+    settings = Settings(
+        database_url=database_url,
+        bot_delay=0,
+        rate_limit_per_minute=0,
+        absent_seconds=absent,
+        allow_seed=True,
+    )
+    with running(settings) as client:
+        gid, tokens = new_game(client, ["human", "human", "bot"], seed=23)
+        seats = state(client, gid, tokens[0])["lobby"]["seats"]
+        assert seats[2]["handover_in"] is None  # a bot's
+        assert 0 < seats[1]["handover_in"] <= absent  # Bob just joined, and is away
+        error_of(
+            client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])),
+            409,
+            "seat-present",
+        )
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[1]})
+            pushed = ws.receive_json()["state"]
+            assert pushed["lobby"]["seats"][1]["handover_in"] is None  # connected
+            assert state(client, gid, tokens[0])["lobby"]["seats"][1]["handover_in"] is None
+    quick = settings.with_(absent_seconds=0)
+    with running(quick) as client:
+        gid, tokens = new_game(client, ["human", "human"], seed=24)
+        assert state(client, gid, tokens[0])["lobby"]["seats"][1]["handover_in"] == 0
+        assert client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(tokens[0])).is_success

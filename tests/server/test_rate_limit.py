@@ -17,11 +17,15 @@ import redis
 from fastapi.testclient import TestClient
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from gotown.server.app import create_app
+from gotown.server.config import Settings
+from gotown.server.main import create_app
 from gotown.server.middleware import ApiRateLimit
-from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL
+from .helpers import (
+    REDIS_URL,
+    new_game,
+    next_state,
+)
 
 #: Nothing listens there: a Redis that is down.
 DOWN_REDIS_URL = "redis://127.0.0.1:1/15"
@@ -215,3 +219,23 @@ def test_the_limiter_waits_out_an_outage_then_limits_again(
 def test_an_unknown_storage_is_refused() -> None:
     with pytest.raises(ValueError, match="unsupported"):
         ApiRateLimit(5, "memcached://127.0.0.1:11211")
+
+
+def test_socket_connections_count_against_each_address_s_rate_limit(settings: Settings) -> None:
+    limited = settings.with_(rate_limit_per_minute=3)
+    with TestClient(create_app(limited), client=("10.0.0.7", 50000)) as client:
+        gid, _tokens = new_game(client, ["bot", "bot"], seed=65, options={"turn_limit": 2})
+        for _ in range(2):  # the creation, and two sockets: the budget of 3
+            with client.websocket_connect(f"/ws/games/{gid}") as ws:
+                ws.send_json({"token": None})
+                assert next_state(ws)["game_id"] == gid
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            error = ws.receive_json()
+            assert error["type"] == "error", error
+            assert error["error"]["code"] == "too-many-requests"
+            assert "3 requests and connections in a minute" in error["error"]["message"]
+            closing = ws.receive()
+            assert closing["type"] == "websocket.close" and closing["code"] == 4429, closing
+            assert "wait" in closing["reason"]
+        r = client.get("/api/meta")
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too-many-requests"

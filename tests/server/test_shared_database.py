@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gotown.server.config import Settings
 from gotown.server.pubsub import Notice
-from gotown.server.service import GameService, hash_token
-from gotown.server.settings import Settings
+from gotown.server.services import GameService
+from gotown.server.services.tokens import hash_token
 
-from .conftest import (
+from .helpers import (
     REDIS_URL,
     auth,
     bots_idle,
@@ -344,14 +345,13 @@ def test_a_bot_does_not_play_a_seat_taken_back_on_another_process(
                 assert go.wait(30)
                 return next(a for a in legal if a.type == "end-turn")
 
-        monkeypatch.setattr(_service(two), "_bot_for", lambda _live, _seat: SlowBot())
+        monkeypatch.setattr(_service(two).bots, "bot_for", lambda _live, _seat: SlowBot())
         # Anna hands her seat to a bot on two, and takes it back on one while it thinks.
         assert _hand_over(two, gid, tokens[0], 0).status_code == 200
         assert thinking.wait(30)
         assert one.post(f"/api/games/{gid}/reclaim", headers=auth(tokens[0])).status_code == 204
         go.set()
-        live = _service(two)._games[gid]
-        assert bots_idle(live)
+        assert bots_idle(_service(two), gid)
         # The bot did not move for her: her turn is still hers, on either process.
         for client in (one, two):
             st = state(client, gid, tokens[0])
@@ -379,7 +379,7 @@ def test_a_bot_move_being_stored_as_its_seat_is_taken_back_elsewhere_is_refused(
 
         monkeypatch.setattr(store, "append_action", append)
         assert _hand_over(two, gid, tokens[0], 0).status_code == 200
-        assert bots_idle(_service(two)._games[gid])
+        assert bots_idle(_service(two), gid)
         assert reclaimed == [204]
         # The bot's move was not stored: her turn at version 0 is hers, and she plays it.
         for client in (one, two):

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from gotown.server.config import Settings
+from gotown.server.errors import CODES
 from gotown.server.pubsub import Notice, PubSub
 from gotown.server.schemas import LANGUAGES
-from gotown.server.settings import Settings
 
-from .conftest import REDIS_URL
+from .helpers import REDIS_URL
 
 STATIC = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static"
 RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
@@ -135,15 +136,8 @@ def test_long_card_names_may_break_between_syllables() -> None:
 
 
 def _server_error_codes() -> set[str]:
-    """Every error code the server sends, read from its source."""
-    source = "\n".join(path.read_text("utf-8") for path in (STATIC.parent).glob("*.py"))
-    patterns = (
-        r'ServiceError\(\s*\d+,\s*"([a-z-]+)"',
-        r'_error\(\s*"([a-z-]+)"',
-        r'_send_error\(\s*send,\s*\d+,\s*"([a-z-]+)"',
-        r'"code":\s*"([a-z-]+)"',
-    )
-    return {code for pattern in patterns for code in re.findall(pattern, source)}
+    """Every error code the server sends (its catalogue)."""
+    return set(CODES)
 
 
 def test_every_error_the_server_sends_has_words_in_every_language() -> None:
@@ -262,7 +256,7 @@ def test_importing_the_server_does_no_work() -> None:
 def test_the_app_factory_reads_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gotown.server.app import create_app_from_env
+    from gotown.server.main import create_app_from_env
 
     monkeypatch.setenv("GOTOWN_DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite3'}")
     app = create_app_from_env()

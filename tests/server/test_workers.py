@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from gotown.engine import Action, Game, View
-from gotown.server import service as service_module
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
+from gotown.server.services import bots as bots_module
 from gotown.server.workers import Workers
 
-from .conftest import auth, new_game, play_to_end, running, wait_until
+from .helpers import auth, new_game, play_to_end, running, wait_until
 
 
 def _settings(tmp_path: Path, *, processes: bool) -> Settings:
@@ -200,9 +200,9 @@ def _choose_after_dying_once(bot: Any, view: View, legal: Any) -> tuple[Action, 
     if not marker.exists():
         marker.write_text("died")
         os._exit(3)
-    from gotown.server.service import _choose  # (the worker's own, real one)
+    from gotown.server.services.bots import choose  # (the worker's own, real one)
 
-    return _choose(bot, view, legal)
+    return choose(bot, view, legal)
 
 
 def _messages(caplog: pytest.LogCaptureFixture, start: str) -> list[str]:
@@ -215,7 +215,7 @@ def test_a_decision_whose_worker_dies_is_made_again_in_a_new_worker(
     """A dead worker breaks its pool, which fails every call it holds: each is made again in
     new workers, so the bot plays its own moves, the very ones it plays in threads."""
     monkeypatch.setenv("GOTOWN_TEST_DIED_ONCE", str(tmp_path / "died"))
-    monkeypatch.setattr(service_module, "_choose", _choose_after_dying_once)
+    monkeypatch.setattr(bots_module, "choose", _choose_after_dying_once)
     in_processes = _record(tmp_path / "processes", processes=True)
     assert (tmp_path / "died").exists()
     assert _messages(caplog, "a bot worker process died")
@@ -229,7 +229,7 @@ def test_a_decision_that_kills_its_worker_every_time_ends_in_the_fallback_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     with running(_settings(tmp_path, processes=True)) as client:
-        monkeypatch.setattr(service_module, "_choose", _dying_choose)
+        monkeypatch.setattr(bots_module, "choose", _dying_choose)
         gid, tokens = new_game(
             client, ["human", "bot"], seed=22, level="medium", options={"first_player": 1}
         )
@@ -278,5 +278,5 @@ def test_workers_get_a_seats_view_and_never_the_game(
         assert client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0])).status_code == 200
         play_to_end(client, gid, tokens, seed=2)
     names = [getattr(call[0], "func", call[0]).__name__ for call in sent]
-    assert names.count("_choose") >= 4 and "_hints" in names
+    assert names.count("choose") >= 4 and "hints" in names
     assert not any(isinstance(item, Game) for item in reachable(*sent))

@@ -7,14 +7,26 @@ import json
 import time
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.types import Message
 
+from gotown.engine import Action
 from gotown.server import schemas
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
 
-from .conftest import REDIS_URL, auth, new_game, state, wait_until
+from .helpers import (
+    REDIS_URL,
+    ViewRecorder,
+    auth,
+    new_game,
+    next_state,
+    running,
+    state,
+    store_end_turns,
+    wait_until,
+)
 
 
 def _next_state(ws: WebSocketTestSession, version: int | None = None) -> dict[str, Any]:
@@ -138,7 +150,6 @@ def test_bot_moves_are_pushed(client: TestClient) -> None:
 
 def test_updates_cross_processes_through_redis(settings: Settings) -> None:
     """Two app instances share the database and a Redis: an action in one reaches the other."""
-    from .conftest import running
 
     shared = settings.with_(broadcast_url=REDIS_URL)
     with running(shared) as one, running(shared) as two:
@@ -159,7 +170,7 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
 
 
 def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: TestClient) -> None:
-    from .conftest import play_to_end
+    from .helpers import play_to_end
 
     gid, tokens = new_game(client, ["human", "human"], seed=37)
     final = play_to_end(client, gid, tokens, seed=3)
@@ -168,15 +179,14 @@ def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: T
         ws.send_json({"token": None})
         _next_state(ws)
     for _ in range(1000):  # the server handles the closed socket on its own loop
-        if gid not in service._games:
+        if service.registry.get(gid) is None:
             break
         time.sleep(0.005)
-    assert gid not in service._games
+    assert service.registry.get(gid) is None
     assert state(client, gid, tokens[0])["view"] == final["view"]
 
 
 def test_a_flood_of_socket_messages_is_refused(database_url: str) -> None:
-    from .conftest import running
 
     settings = Settings(database_url=database_url, bot_delay=0, rate_limit_per_minute=3)
     with running(settings) as client:
@@ -350,7 +360,7 @@ def test_a_socket_whose_client_left_while_both_halves_answered_it_ends_quietly(
             sent.append(message)
             if message["type"] == "websocket.send":  # the first state: the other seat moves
                 body = schemas.ActionIn(version=0, action={"type": "end-turn"})
-                moves.append(asyncio.create_task(service.act(gid, tokens[active], body, "")))
+                moves.append(asyncio.create_task(service.play.act(gid, tokens[active], body, "")))
 
         scope = {
             "type": "websocket",
@@ -374,8 +384,81 @@ def test_a_socket_whose_client_left_while_both_halves_answered_it_ends_quietly(
     client.portal.call(client_leaves_while_answered)  # type: ignore[union-attr]
     assert not failures, failures
     assert [m["type"] for m in sent] == ["websocket.accept", "websocket.send"]
-    live = service._games[gid]
-    assert live.sockets == 0 and live.connections[watching] == 0
+    live = service.registry.get(gid)
+    assert service.presence.sockets(live) == 0 and service.presence.sockets(live, watching) == 0
     after = state(client, gid)
     assert after["version"] == 1
     assert [s["connected"] for s in after["lobby"]["seats"]] == [False, False]
+
+
+def test_an_action_over_a_socket_builds_no_full_view(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=66, options={"first_player": 0})
+    game = store_end_turns(client, gid, 400)
+    me = game.active
+    held = game.event_count
+    recorder = ViewRecorder(monkeypatch)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[me], "events_from": held})
+        first = next_state(ws)
+        assert first["events_from"] == held and first["view"]["events"] == []
+        ws.send_json({"type": "action", "version": game.version, "action": {"type": "end-turn"}})
+        pushed = next_state(ws)
+    assert recorder.with_events() == []  # no view of every event, anywhere
+    assert pushed["version"] == game.version + 1 and pushed["events_from"] == held
+    game.apply(Action.end_turn())
+    assert pushed["view"]["events"] == game.view(me).to_json()["events"][held:]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"verison": 9},
+        {"events_from": -5},
+        {"events_from": "3"},
+        {"events_from": 10**6},
+        {"version": True},
+    ],
+)
+def test_a_socket_s_action_is_checked_whole_as_over_http(
+    client: TestClient, extra: dict[str, Any]
+) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=69, options={"first_player": 0})
+    body = {"version": 0, "action": {"type": "end-turn"}, **extra}
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[0]})
+        next_state(ws)
+        ws.send_json({"type": "action", **body})
+        ws.send_json({"type": "ping"})
+        answers = []
+        while (message := ws.receive_json())["type"] != "pong":
+            answers.append(message)
+    # One error, and no state: nothing changed.
+    assert [m["type"] for m in answers] == ["error"], answers
+    error = answers[0]["error"]
+    over_http = client.post(f"/api/games/{gid}/actions", json=body, headers=auth(tokens[0]))
+    assert over_http.status_code == 422, over_http.text
+    assert error == over_http.json()["error"]
+    assert state(client, gid)["version"] == 0
+
+
+def _next_error(ws: WebSocketTestSession) -> dict[str, Any]:
+    while (message := ws.receive_json())["type"] == "state":
+        pass
+    assert message["type"] == "error", message
+    error: dict[str, Any] = message["error"]
+    return error
+
+
+def test_a_socket_message_that_cannot_be_read_says_why(client: TestClient) -> None:
+    gid, tokens = new_game(client, ["human", "human"], seed=71)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": tokens[0]})
+        next_state(ws)
+        ws.send_text('{"type": "action", "version": ' + "1" * 5000 + "}")
+        error = _next_error(ws)
+        assert error["code"] == "malformed-json" and "digits" in error["message"]
+        ws.send_text("[" * 5000)
+        error = _next_error(ws)
+        assert error["code"] == "malformed-json" and "nested too deeply" in error["message"]

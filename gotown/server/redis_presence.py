@@ -1,9 +1,9 @@
 """Presence shared by several server processes: which seats have a WebSocket open, and since
 when a seat is away, kept in Redis.
 
-With ``memory://`` (one process) the service keeps presence in the process itself
-(``LiveGame.connections`` and ``away_since``) and this module is not used. With ``redis://``
-every process serving a game reads and writes one sorted set per game:
+The store behind :class:`~gotown.server.services.presence.SharedPresence` (``redis://``); with
+``memory://`` (one process) presence stays in the process and this module is not used. Every
+process serving a game reads and writes one sorted set per game:
 
 ``gotown.presence.{game_id}``
     member ``"{seat}:{connection id}"``: one per WebSocket of a seat, whichever process holds it;

@@ -1,0 +1,38 @@
+"""``/api/meta``: what a client needs to offer a new game."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from gotown.engine import OPTION_CHOICES, Options
+
+from ... import schemas
+from ...services.bots import BOTS_ONLY_TURN_LIMIT, Bots
+
+router = APIRouter(prefix="/api")
+
+
+def option_meta() -> dict[str, schemas.OptionOut]:
+    """Every R23 option with its default and the values it takes."""
+    defaults = Options()
+    meta = {
+        name: schemas.OptionOut(default=getattr(defaults, name), choices=list(choices))
+        for name, choices in OPTION_CHOICES.items()
+    }
+    meta["turn_limit"] = schemas.OptionOut(
+        default=defaults.turn_limit,
+        minimum=1,
+        maximum=schemas.MAX_TURN_LIMIT,
+        nullable=True,
+        people_default=schemas.MAX_TURN_LIMIT,
+        bots_only_default=BOTS_ONLY_TURN_LIMIT,
+    )
+    return meta
+
+
+@router.get("/meta", response_model=schemas.MetaOut)
+async def meta() -> schemas.MetaOut:
+    """Languages, bot levels and the R23 options: each one's default and the values it takes."""
+    return schemas.MetaOut(
+        languages=list(schemas.LANGUAGES), bot_levels=list(Bots.LEVELS), options=option_meta()
+    )

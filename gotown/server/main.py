@@ -1,0 +1,73 @@
+"""The application factory: ``create_app(settings)``; nothing happens at import time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from . import errors, schemas
+from .api import socket
+from .api.routes import advice, games, meta, pages, seats
+from .config import Settings
+from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
+from .pubsub import PubSub
+from .services import GameService
+from .services.bots import BOTS_ONLY_TURN_LIMIT
+from .storage import Store
+
+DESCRIPTION = (
+    "Play GoTown in the browser. Each seat has a secret token (header `X-Seat-Token`); "
+    "without a token you see the public view. Live updates: WebSocket `/ws/games/{id}`."
+    "\n\nEvery game has an end: one created with `turn_limit` null gets the server's "
+    f"ceiling ({schemas.MAX_TURN_LIMIT} turns with a person's seat, "
+    f"{BOTS_ONLY_TURN_LIMIT} without), and the server ends it when that turn ends, with "
+    "no winner (R23). Requests to `/api/...` and WebSocket connections count against one "
+    "budget per client address (429 `too-many-requests`; a socket over it gets that "
+    "error and the close code 4429)."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    # Counted where the notices travel: in this process, or in the Redis every process shares.
+    rate_limit = ApiRateLimit(settings.rate_limit_per_minute, settings.broadcast_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(settings.database_url)
+        await asyncio.to_thread(store.migrate)
+        pubsub = PubSub(settings.broadcast_url)
+        await pubsub.connect()
+        service = GameService(settings, store, pubsub)
+        app.state.service = service
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.close()
+            await pubsub.disconnect()
+            await rate_limit.close()
+            store.dispose()
+
+    app = FastAPI(
+        title="GoTown web table", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+    )
+    app.state.settings = settings
+    app.add_middleware(RateLimitMiddleware, limit=rate_limit)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    errors.install(app)
+    for routes in (meta, games, advice, seats):
+        app.include_router(routes.router)
+    app.include_router(socket.router)
+    app.mount("/static", StaticFiles(directory=pages.STATIC_DIR), name="static")
+    app.include_router(pages.router)
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """Factory for uvicorn (``--factory``): settings from the environment."""
+    return create_app(Settings.from_env())

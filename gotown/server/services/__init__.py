@@ -1,0 +1,78 @@
+"""The service layer, between the routes and the storage: one module per job.
+
+===============  ==========================================================================
+``registry``     the games held in memory, loaded from and checked against the database
+``tokens``       seats' secret tokens
+``presence``     which seats are connected, since when one is away (memory:// or redis://)
+``views``        what each seat is shown: lobby, state, replay
+``moves``        one move, checked, stored, then made current
+``bots``         the bots at the tables, their workers and the quota of tables of bots only
+``play``         create, join, act, rematch
+``seats``        hand a seat to a bot, take it back
+``estimates``    hints and chances, and their quota
+===============  ==========================================================================
+
+:class:`GameService` builds them and runs their lifecycle; routes call the job they need
+(``service.play.join(...)``). Services raise :mod:`~gotown.server.errors`, never HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..config import Settings
+from ..pubsub import PubSub
+from ..storage import Store
+from .bots import Bots
+from .estimates import Estimates
+from .play import Play
+from .presence import LocalPresence, presence_for
+from .registry import Registry
+from .seats import Seats
+from .views import Views
+
+log = logging.getLogger("gotown.server")
+
+__all__ = ["GameService"]
+
+
+class GameService:
+    def __init__(self, settings: Settings, store: Store, pubsub: PubSub) -> None:
+        self.settings = settings
+        self.store = store
+        self.pubsub = pubsub
+        self.registry = Registry(settings, store, pubsub)
+        self.presence: LocalPresence = presence_for(settings, self.registry)
+        self.views = Views(settings, self.registry, self.presence)
+        self.bots = Bots(settings, self.registry, self.views)
+        self.play = Play(settings, self.registry, self.presence, self.views, self.bots)
+        self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
+        self.estimates = Estimates(settings, self.registry, self.views)
+
+    async def start(self) -> None:
+        """Resume every running game: bots whose turn it is play on (at tables of bots only, at
+        most ``max_bots_only_tables`` of them: the others stand still). Then, until
+        :meth:`close`, drop idle games from memory now and then."""
+        self.bots.warm()
+        self.estimates.workers.warm()
+        for game_id in await self.registry.db(self.store.game_ids_with_status, "playing"):
+            try:
+                live = await self.registry.live(game_id)
+            except Exception:  # a broken record must not stop the server
+                log.exception("cannot resume game %s", game_id)
+                continue
+            self.bots.kick(live)
+        self.registry.start_sweeping()
+
+    async def close(self) -> None:
+        self.registry.closing = True
+        sweeper = self.registry.sweeper()
+        if sweeper is not None:
+            sweeper.cancel()
+        await asyncio.gather(self.bots.close(), self.presence.stop_heartbeats())
+        # (together: each may wait for a decision under way to end)
+        workers = [*self.bots.shutdown_workers(), self.estimates.workers]
+        await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
+        self.views.close()
+        await self.presence.close()

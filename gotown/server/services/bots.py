@@ -1,0 +1,273 @@
+"""The bots at the tables, and their quotas.
+
+- A bot sees only its seat's view (built in the view worker) and the legal actions: only those
+  go to the bots' worker process (pickled, a few KB), so **no process where a bot thinks ever
+  holds a hidden card** (R22), whatever its code does. It comes back with its answer and its
+  random state moved on, so a table's bots choose as they would in one process. Its seed is a
+  one-way hash of the game's seed (:func:`bot_seed`).
+- The bots of tables with a person think in two worker processes (:mod:`..workers`), taken in
+  turn by the addresses that created the tables (:class:`~gotown.server.fairgate.FairGate`), not
+  first come first served. Tables of bots only think in a worker of their own, below them in
+  priority.
+- Tables of bots only (anyone may start one, to watch; each plays up to
+  :data:`BOTS_ONLY_TURN_LIMIT` turns and is resumed at a start): at most
+  ``max_bots_only_tables`` play at once on a process, ``max_bots_only_tables_per_client`` per
+  client address (429 ``too-many-bot-tables``). A place is held from the table's creation (or
+  the hand-over that left it without a person) until its bots stop.
+- Bots alone can play for ever (two hands of 8 cards that can do nothing draw no more, R7b),
+  and a table of bots has nobody to walk away: a table of bots in a deadlock stands still, as
+  one that people walked away from; a person who takes a seat back sets it going again.
+- A failing bot falls back to a seeded random move; a move the database cannot store is tried
+  again after :data:`DB_RETRY_SECONDS`, doubling up to :data:`DB_RETRY_MAX_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Literal
+
+import gotown.bots
+from gotown.bots import LEVELS, Bot, hashed_seed
+from gotown.engine import Action, View
+
+from ..config import Settings
+from ..errors import BusyError, DomainError, InvalidError, UnavailableError
+from ..fairgate import FairGate
+from ..workers import Workers
+from .moves import apply_move
+from .registry import LiveGame, PerGame, Registry
+from .views import Views
+
+log = logging.getLogger("gotown.server")
+
+#: The turn limit (R23) of a game created with no person's seat when its limit was left null:
+#: a table of bots would otherwise store an action every bot delay, and be resumed at every
+#: restart, for ever. The bot tournaments stop at the same 300 turns, far beyond the length of
+#: a game that is not stuck.
+BOTS_ONLY_TURN_LIMIT = 300
+
+#: A bot whose move cannot be stored tries again after this long, doubling up to the maximum,
+#: so that a table goes on by itself once the database is back.
+DB_RETRY_SECONDS = 0.5
+DB_RETRY_MAX_SECONDS = 30.0
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat``: a one-way hash of the game's seed (the first 8 bytes of
+    a SHA-256), so that no bot can work out the deal from its own seed (R22). The game's seed
+    is 63 random bits unless its creator chose it, too many to search for."""
+    return hashed_seed(f"gotown table bot: game seed {game_seed}, seat {seat}")
+
+
+def choose(bot: Bot, view: View, legal: tuple[Action, ...]) -> tuple[Action, Bot]:
+    """The bot's move (in the bots' worker), and the bot as it is after choosing (from a worker
+    process, a copy: its random state moved on)."""
+    action = bot.choose(view, legal)
+    return action, bot
+
+
+@dataclass
+class _Table:
+    """What the bots keep of one game: the task playing them, and each seat's bot with the
+    level it was made for."""
+
+    task: asyncio.Task[None] | None = None
+    bots: dict[int, tuple[str, Bot]] = field(default_factory=dict)
+
+
+class Bots:
+    LEVELS = LEVELS
+
+    def __init__(self, settings: Settings, registry: Registry, views: Views) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.views = views
+        processes = settings.worker_processes
+        self._workers = Workers("bot", 2, processes=processes, niceness=5)
+        self.gate = FairGate(2)
+        self._bots_only_workers = Workers("bots-only", 1, processes=processes, niceness=10)
+        # The tables of bots only whose bots play (or are about to) on this process: game id ->
+        # the client address that started them (None: resumed at a start).
+        self._bots_only: dict[str, str | None] = {}
+        self._of = PerGame(_Table)
+        registry.in_use.append(self.is_playing)
+
+    def warm(self) -> None:
+        self._workers.warm()
+
+    async def close(self) -> None:
+        tasks = [t.task for t in self._of.values() if t.task and not t.task.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def shutdown_workers(self) -> list[Workers]:
+        return [self._workers, self._bots_only_workers]
+
+    def is_playing(self, live: LiveGame) -> bool:
+        """Whether its bots play (or think) now on this process."""
+        task = self._of(live).task
+        return task is not None and not task.done()
+
+    @staticmethod
+    def check_level(level: str, where: str = "") -> None:
+        if level not in LEVELS:
+            raise InvalidError(
+                "unknown-level", f"{where}bot level {level!r} is not one of {list(LEVELS)}"
+            )
+
+    def bot_for(self, live: LiveGame, seat: int) -> Bot:
+        """The seat's bot, made anew when its level changed."""
+        level = live.stored.seats[seat].level or "medium"
+        table = self._of(live)
+        held = table.bots.get(seat)
+        if held is None or held[0] != level:
+            held = table.bots[seat] = (
+                level,
+                gotown.bots.make_bot(level, bot_seed(live.stored.seed, seat)),
+            )
+        return held[1]
+
+    def _to_move(self, live: LiveGame) -> bool:
+        game = live.game
+        if game is None or game.is_over or live.stored.seats[game.active].kind != "bot":
+            return False
+        # A table of bots in a deadlock stands still (a person may still end turns by hand).
+        return not (all(seat.kind == "bot" for seat in live.stored.seats) and game.is_deadlocked())
+
+    def kick(self, live: LiveGame) -> None:
+        """Set the bots going if one is to move and none plays already."""
+        if self.registry.closing or not self._to_move(live) or self.is_playing(live):
+            return
+        game_id = live.id
+        if all(seat.kind == "bot" for seat in live.stored.seats) and game_id not in self._bots_only:
+            # Not reserved when it was created or handed over: resumed at a start.
+            try:
+                self.reserve_bots_only(game_id, live.owner)
+            except BusyError as exc:
+                log.info("the bots of game %s stand still: %s", game_id, exc.message)
+                return
+        task = asyncio.get_running_loop().create_task(self._run(live))
+        self._of(live).task = task
+        task.add_done_callback(lambda _task: self.release_bots_only(game_id))
+
+    def is_bots_only(self, game_id: str) -> bool:
+        return game_id in self._bots_only
+
+    def reserve_bots_only(self, game_id: str, client: str | None) -> None:
+        """Hold a place for the table of bots only ``game_id`` started by ``client`` (None: by
+        nobody, resumed); 429 ``too-many-bot-tables`` when none is left. Synchronous, so that
+        two requests cannot take the last place together."""
+        if game_id in self._bots_only:
+            return
+        limit = self.settings.max_bots_only_tables
+        if len(self._bots_only) >= limit:
+            raise BusyError(
+                "too-many-bot-tables",
+                f"{len(self._bots_only)} tables of bots only are playing on this server, its "
+                f"limit ({limit}): try again when one has ended",
+            )
+        if client is not None:
+            per_client = self.settings.max_bots_only_tables_per_client
+            mine = sum(1 for owner in self._bots_only.values() if owner == client)
+            if mine >= per_client:
+                raise BusyError(
+                    "too-many-bot-tables",
+                    f"your address already has {mine} tables of bots only playing, the limit "
+                    f"per address ({per_client}): try again when one has ended",
+                )
+        self._bots_only[game_id] = client
+
+    def release_bots_only(self, game_id: str) -> None:
+        """Give back the place of ``game_id`` unless its bots play."""
+        live = self.registry.get(game_id)
+        if live is not None and self.is_playing(live):
+            return
+        self._bots_only.pop(game_id, None)
+
+    async def _run(self, live: LiveGame) -> None:
+        retry = DB_RETRY_SECONDS
+        while self._to_move(live) and not self.registry.closing:
+            if self.settings.bot_delay:
+                await asyncio.sleep(self.settings.bot_delay)
+            game = live.game
+            if game is None or not self._to_move(live):
+                return
+            seat, version = game.active, game.version
+            action = await self._decide(live, seat)
+            if action is None:
+                return  # the workers were ended with the server: nothing to store
+            outcome = await self._store(live, seat, version, action)
+            if outcome == "stop":
+                return
+            if outcome == "unavailable":  # the database does not answer: try again later
+                await asyncio.sleep(retry)
+                retry = min(2 * retry, DB_RETRY_MAX_SECONDS)
+                continue
+            retry = DB_RETRY_SECONDS
+            if outcome == "moved":
+                await self.registry.notify(live, "action")
+
+    async def _decide(self, live: LiveGame, seat: int) -> Action | None:
+        """The bot's move at the game as it is; a failing bot's is a seeded random one."""
+        game = live.game
+        assert game is not None
+        legal = game.legal_actions()
+        seed = live.stored.seed * 1009 + game.version
+        fallback = legal[random.Random(seed).randrange(len(legal))]
+        try:
+            bot = self.bot_for(live, seat)
+            view = await self.views.seat_view(game, seat)
+            if any(s.kind != "bot" for s in live.stored.seats):
+                async with self.gate.slot(live.creator or live.id):
+                    action, bot = await self._workers.run(choose, bot, view, legal)
+            else:
+                action, bot = await self._bots_only_workers.run(choose, bot, view, legal)
+            # (From a process, the copy that chose.)
+            self._of(live).bots[seat] = (live.stored.seats[seat].level or "medium", bot)
+            if action not in legal:
+                log.error("bot of seat %s chose an illegal %r in game %s", seat, action, live.id)
+                return fallback
+            return action
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if self.registry.closing:
+                return None
+            log.exception("the bot of seat %s failed in game %s", seat, live.id)
+            return fallback
+
+    async def _store(
+        self, live: LiveGame, seat: int, version: int, action: Action
+    ) -> Literal["moved", "again", "stop", "unavailable"]:
+        """Apply a bot's move unless the game moved on while it thought. Answers ``"moved"``,
+        ``"again"`` (somebody else moved, or the seat's person took it back: think again),
+        ``"stop"`` (another process plays the bots on, or the move was refused) or
+        ``"unavailable"`` (the database does not answer; nothing changed)."""
+        async with live.lock:
+            try:
+                if self.registry.shared:
+                    # Another process may have moved, or the seat's person taken it back there.
+                    reloaded = await self.registry.catch_up(live, locked=True)
+                    if reloaded and live.version != version:
+                        return "stop"
+                if live.game is None or live.game.version != version:
+                    return "again"
+                if live.stored.seats[seat].kind != "bot":
+                    return "again"
+                await apply_move(self.registry, live, seat, version, action.to_json())
+            except UnavailableError:
+                return "unavailable"
+            except DomainError as exc:
+                log.error("bot move refused in game %s: %s", live.id, exc.message)
+                return "stop"
+            except Exception:
+                log.exception("cannot make a bot move in game %s", live.id)
+                return "stop"
+        return "moved"

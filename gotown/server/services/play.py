@@ -1,0 +1,355 @@
+"""Play: create a game, join it, act in it, and start its rematch.
+
+**Every game the server creates has an end** (R23 ``turn_limit``): left null, the limit becomes
+:data:`~gotown.server.schemas.MAX_TURN_LIMIT` with a person's seat, and the lower
+:data:`~gotown.server.services.bots.BOTS_ONLY_TURN_LIMIT` without; it is written in the game's
+options, so that its record replays exactly as it was played (a game stored before this ceiling
+keeps its null, and its rematch gets the ceiling). The seed deals every card: it is 63 random
+bits, and a client may choose it only where ``allow_seed`` says so (tests).
+
+Writes decided on what the game or a seat was are conditional in the database: a seat is taken
+only while free, a game starts only from the lobby (and the process re-reads the seats after a
+join, so that the last seats filled on two processes at once still start the game), a rematch is
+linked only once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+
+from gotown.engine import GoTownError, Options
+
+from .. import schemas
+from ..config import Settings
+from ..errors import ConflictError, DomainError, ForbiddenError, InvalidError, NotFoundError
+from ..storage import StoredGame, StoredSeat
+from .bots import BOTS_ONLY_TURN_LIMIT, Bots
+from .moves import apply_move
+from .presence import LocalPresence
+from .registry import LiveGame, Registry, new_game
+from .tokens import check_seat_number, hash_token, require_seat
+from .views import Views
+
+#: Every invitation code is ``secrets.token_urlsafe`` (12 characters) in a column of 64:
+#: anything else is no game's, answered as unknown without asking the database.
+INVITE_CODE_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class Play:
+    def __init__(
+        self,
+        settings: Settings,
+        registry: Registry,
+        presence: LocalPresence,
+        views: Views,
+        bots: Bots,
+    ) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.presence = presence
+        self.views = views
+        self.bots = bots
+        registry.on_full_lobby = self.maybe_start
+
+    # --- creating and joining ----------------------------------------------------------------
+
+    def _options(self, spec: schemas.CreateGameIn) -> Options:
+        """The spec's options, checked; a null turn limit becomes the server's ceiling."""
+        if spec.seed is not None and not self.settings.allow_seed:
+            # The seed deals every card: a player who chose it could see all the hands (R22).
+            raise InvalidError(
+                "seed-not-allowed", "seed: this server does not let clients choose the seed"
+            )
+        if spec.name is not None and not spec.name.strip():
+            raise InvalidError("invalid-name", "name: type a name (or leave it out)")
+        for i, seat in enumerate(spec.seats):
+            if seat.kind == "bot":
+                self.bots.check_level(seat.level or "medium", f"seat {i}: ")
+            elif seat.level is not None:
+                # Refused rather than dropped: the client meant a bot, or sent a stale form.
+                raise InvalidError(
+                    "level-for-person",
+                    f"seat {i}: a level ({seat.level!r}) is for a bot's seat; a person's seat "
+                    'takes none (send "kind": "bot" for a bot)',
+                )
+        try:
+            options = Options.from_json(spec.options)
+        except GoTownError as exc:
+            raise InvalidError("invalid-options", str(exc)) from exc
+        if options.first_player != "random" and int(options.first_player) >= len(spec.seats):
+            raise InvalidError("invalid-options", "first_player must be one of the seats (R23)")
+        if options.turn_limit is not None and options.turn_limit > schemas.MAX_TURN_LIMIT:
+            raise InvalidError(
+                "invalid-options",
+                f"option turn_limit: {options.turn_limit} is more than this server's "
+                f"{schemas.MAX_TURN_LIMIT} turns (R23)",
+            )
+        if options.turn_limit is None:
+            bots_only = all(seat.kind == "bot" for seat in spec.seats)
+            ceiling = BOTS_ONLY_TURN_LIMIT if bots_only else schemas.MAX_TURN_LIMIT
+            options = dataclasses.replace(options, turn_limit=ceiling)
+        return options
+
+    async def create_game(
+        self,
+        spec: schemas.CreateGameIn,
+        base_url: str,
+        rematch_of: str | None = None,
+        client: str = "?",
+    ) -> schemas.CreatedOut:
+        """Create a game (``client``: the address asking, for the bound on tables of bots
+        only). The creator (when a name is given) takes the first person's seat."""
+        options = self._options(spec)
+        bots_only = all(seat.kind == "bot" for seat in spec.seats)
+        game_id = secrets.token_urlsafe(8)
+        if bots_only:
+            self.bots.reserve_bots_only(game_id, client)  # (refused before anything is stored)
+        token: str | None = None
+        creator_seat: int | None = None
+        seats: list[StoredSeat] = []
+        for i, seat in enumerate(spec.seats):
+            if seat.kind == "bot":
+                seats.append(StoredSeat(i, "bot", seat.level or "medium", None, None))
+            elif creator_seat is None and spec.name:
+                creator_seat, token = i, secrets.token_urlsafe(24)
+                seats.append(StoredSeat(i, "human", None, spec.name.strip(), hash_token(token)))
+            else:
+                seats.append(StoredSeat(i, "human", None, None, None))
+        stored = StoredGame(
+            id=game_id,
+            players=len(seats),
+            seed=spec.seed if spec.seed is not None else secrets.randbits(schemas.SEED_BITS),
+            options=options.to_json(),
+            language=spec.language,
+            invite_code=secrets.token_urlsafe(9),
+            status="lobby",
+            seats=seats,
+            rematch_of=rematch_of,
+        )
+        try:
+            await self.registry.db(self.registry.store.create_game, stored)
+            live = await self.registry.live(game_id)
+            live.creator = None if client == "?" else client  # ("?": the address is unknown)
+            if bots_only:
+                live.owner = client
+            if creator_seat is not None:
+                await self.presence.mark_taken(live, creator_seat)
+            await self.maybe_start(live)
+        finally:
+            self.bots.release_bots_only(game_id)  # (unless its bots play)
+        urls = self.views.urls(live, base_url)
+        return schemas.CreatedOut(
+            game_id=game_id,
+            seat=creator_seat,
+            token=token,
+            play_url=self.views.play_url(game_id, token, base_url),
+            invite_url=urls["invite_url"],
+            watch_url=urls["watch_url"],
+        )
+
+    async def game_for_invite(self, code: str) -> str:
+        game_id: str | None = None
+        if INVITE_CODE_SHAPE.fullmatch(code):
+            game_id = await self.registry.db(self.registry.store.game_id_for_invite, code)
+        if game_id is None:
+            raise NotFoundError("unknown-invitation", "this invitation link is not valid")
+        return game_id
+
+    async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
+        live = await self.registry.current(game_id)
+        if not hmac.compare_digest(
+            live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
+        ):
+            raise ForbiddenError("wrong-invitation", "this invitation code is not for this game")
+        name = body.name.strip()
+        if not name:
+            raise InvalidError("invalid-name", "type a name")
+        if body.seat is not None:
+            check_seat_number(live, body.seat, InvalidError)
+        async with live.lock:
+            free = [s.seat for s in live.stored.seats if s.is_free]
+            if not free:
+                raise ConflictError("no-free-seat", "every seat of this game is taken")
+            seat = free[0] if body.seat is None else body.seat
+            if seat not in free:
+                raise ConflictError("seat-taken", f"seat {seat} is not free")
+            token = await self.seat_person(live, seat, name)
+            await self.maybe_start(live)
+        await self.registry.notify(live, "lobby")
+        return self.joined(game_id, seat, token, base_url)
+
+    async def seat_person(
+        self, live: LiveGame, seat: int, name: str, *, from_bot: bool = False
+    ) -> str:
+        """Give ``seat`` (free, or a bot's that no person holds: ``from_bot``) to ``name``, in
+        the database and the copy; answer the seat's new token. The caller holds the lock."""
+        token = secrets.token_urlsafe(24)
+        # Marked first, so that no process ever sees the seat taken but not when: at worst
+        # (someone else took it first) their seat counts as away a little later.
+        await self.presence.mark_taken(live, seat)
+        take: Callable[..., bool] = self.registry.store.take_seat
+        if from_bot:
+            take = functools.partial(take, from_bot=True)
+        if not await self.registry.db(take, live.id, seat, name, hash_token(token)):
+            await self.registry.reload(live)
+            raise ConflictError("seat-taken", f"seat {seat} was just taken")
+        target = live.stored.seats[seat]
+        target.kind, target.level = "human", None
+        target.name, target.token_hash = name, hash_token(token)
+        if self.registry.shared:
+            # Other seats may have been taken elsewhere meanwhile: go on from the facts.
+            await self.registry.catch_up(live, locked=True)
+        return token
+
+    def joined(self, game_id: str, seat: int, token: str, base_url: str) -> schemas.JoinedOut:
+        return schemas.JoinedOut(
+            game_id=game_id,
+            seat=seat,
+            token=token,
+            play_url=self.views.play_url(game_id, token, base_url),
+        )
+
+    async def maybe_start(self, live: LiveGame) -> None:
+        """Start the game once every seat is filled (by a person or a bot).
+
+        The change that filled the last seat is stored already, so a start that cannot be
+        stored now does not undo it, nor answer "try again" for it: the game stays in the
+        lobby, full, and the next request to it starts it (:meth:`Registry.current`)."""
+        if not live.is_full_lobby:
+            return
+        try:
+            started = await self.registry.db(
+                self.registry.store.set_status, live.id, "playing", "lobby"
+            )
+        except DomainError:
+            return  # (logged by Registry.db)
+        if started:
+            live.game = new_game(live.stored)
+            live.stored.status = "playing"
+        else:  # another process started it first (and it may have gone on since)
+            await self.registry.reload(live)
+        self.bots.kick(live)
+
+    # --- acting ------------------------------------------------------------------------------
+
+    async def act(
+        self, game_id: str, token: str | None, body: schemas.ActionIn, base_url: str
+    ) -> schemas.StateOut:
+        """:meth:`play`, then the state after it, with the events from ``body.events_from``."""
+        live, seat = await self.play(game_id, token, body)
+        # Checked (before the action) against fewer events than the game has now.
+        return await self.views.state_for(live, seat, base_url, body.events_from, or_full=True)
+
+    async def play(
+        self, game_id: str, token: str | None, body: schemas.ActionIn
+    ) -> tuple[LiveGame, int]:
+        """Make an action and answer nothing but the game and the seat: a socket is sent the
+        new events by its push, and builds no state here."""
+        live = await self.registry.current(game_id)
+        seat = require_seat(live, token)
+        # Once received, an action is made whole (stored, in memory, told, bots kicked) even
+        # when its request is cancelled meanwhile (a socket whose client left): a write left
+        # in its thread while memory stayed behind would make the table lag its database.
+        task = asyncio.ensure_future(self._act(live, seat, body))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await task
+            raise
+        return live, seat
+
+    async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
+        async with live.lock:
+            if self.registry.shared and (live.game is None or body.version > live.game.version):
+                # The client has seen more than this process (another process moved since the
+                # request began): catch up rather than refuse a current version as stale.
+                await self.registry.catch_up(live, locked=True)
+            # A request that asks for too much changes nothing.
+            self.views.check_events_from(live, body.events_from)
+            if live.stored.seats[seat].kind == "bot":
+                raise ConflictError("seat-is-bot", "a bot plays this seat now; take it back first")
+            await apply_move(self.registry, live, seat, body.version, body.action)
+        await self.registry.notify(live, "action")
+        self.bots.kick(live)
+
+    # --- after the game ----------------------------------------------------------------------
+
+    async def rematch(self, game_id: str, token: str | None, base_url: str) -> schemas.JoinedOut:
+        """Create the rematch (same seats, options, language) or join it, in the same seat."""
+        live = await self.registry.current(game_id)
+        seat = require_seat(live, token)
+        if live.stored.status != "over":
+            raise ConflictError("not-over", "a rematch can start when the game is over")
+        name = live.stored.seats[seat].name or f"Player {seat + 1}"
+        async with live.lock:
+            if live.stored.rematch_id is None:
+                await self._link_rematch(live, base_url)
+        await self.registry.notify(live, "lobby")
+        rematch_id = live.stored.rematch_id
+        assert rematch_id is not None
+        new = await self.registry.current(rematch_id)
+        mine = new.stored.seats[seat]
+        if mine.kind == "human" and not mine.is_free:
+            # Their seat was taken already: by them, from another tab or device (the page
+            # goes straight to a rematch it holds a seat in), or by someone with the
+            # rematch's invitation. A seat's secret is shown once; it cannot be sent again.
+            raise ConflictError(
+                "rematch-seat-taken",
+                f"seat {seat} of the rematch is taken already: by you on another device or "
+                "browser, or by someone with its invitation",
+            )
+        if mine.kind == "bot":
+            # Another player gave the seat to a bot before this one came back (the lobby's
+            # "give to a bot" on a free seat): it is theirs again, as a reclaim gives it back.
+            return await self._take_back_from_bot(new, seat, name, base_url)
+        return await self.join(
+            rematch_id,
+            schemas.JoinIn(code=new.stored.invite_code, name=name, seat=seat),
+            base_url,
+        )
+
+    async def _link_rematch(self, live: LiveGame, base_url: str) -> None:
+        """Create the rematch of ``live`` and link it (the caller holds the lock). A seat a
+        person once held is a person's seat again, even when a bot finished the game."""
+        spec = schemas.CreateGameIn(
+            seats=[
+                schemas.SeatSpec(kind="human", level=None)
+                if s.token_hash is not None
+                else schemas.SeatSpec(kind=s.kind, level=s.level)  # type: ignore[arg-type]
+                for s in live.stored.seats
+            ],
+            options=live.stored.options,
+            language=live.stored.language,  # type: ignore[arg-type]
+        )
+        created = await self.create_game(spec, base_url, rematch_of=live.id)
+        if await self.registry.db(self.registry.store.set_rematch, live.id, created.game_id):
+            live.stored.rematch_id = created.game_id
+        else:  # another process linked one first (the game just made stays unused)
+            await self.registry.reload(live)
+
+    async def _take_back_from_bot(
+        self, live: LiveGame, seat: int, name: str, base_url: str
+    ) -> schemas.JoinedOut:
+        """Seat ``name`` at ``seat`` of the rematch ``live``, which a bot was given while it was
+        free (in the lobby, or since: the game starts once every seat is filled)."""
+        async with live.lock:
+            target = live.stored.seats[seat]
+            if live.stored.status == "over":
+                raise ConflictError("game-over", "the rematch is over")
+            if target.kind != "bot":  # (another request of theirs took it just before)
+                raise ConflictError("seat-taken", f"seat {seat} was just taken")
+            if target.token_hash is not None:
+                # (a person's seat handed to a bot: that person may reclaim it, not another)
+                raise ConflictError("seat-is-bot", "a bot plays your seat in the rematch")
+            token = await self.seat_person(live, seat, name, from_bot=True)
+        await self.registry.notify(live, "lobby")
+        self.bots.kick(live)  # (a bot thinking for the seat stops: the seat is a person's)
+        return self.joined(live.id, seat, token, base_url)

@@ -1,0 +1,313 @@
+"""The in-memory table registry: the games this process holds, as current as the database.
+
+A game's live :class:`~gotown.engine.Game` is rebuilt from its stored record (seed, options,
+actions). Every game asked for stays in memory while it is used; one that nobody uses for
+``idle_game_seconds`` (no socket open here, no bot playing here, no change under way: each job
+says so through :attr:`Registry.in_use`) is dropped, and loaded again when it is asked for next,
+as after a restart. A finished game also leaves as soon as its last socket closes.
+
+With ``redis://`` several processes share the database, so a game held in memory may be behind
+it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
+the database's and reloads the game when they differ; a process holding sockets of a game does so
+at every presence heartbeat too. Notices only make this quicker: one that is lost costs nothing
+but time. With ``memory://`` there is one process, whose memory is always current.
+
+A store call whose database does not answer (down, unreachable, connection lost, every pooled
+connection busy) is :class:`~gotown.server.errors.UnavailableError` (503 ``storage-unavailable``).
+Every change is stored before it is made in memory, so nothing has changed then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+from urllib.parse import urlparse
+
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from gotown.engine import Action, Game, Options
+
+from ..config import Settings
+from ..errors import NotFoundError, UnavailableError
+from ..pubsub import Notice, PubSub
+from ..storage import Store, StoredGame, stamp_of
+
+log = logging.getLogger("gotown.server")
+
+T = TypeVar("T")
+S = TypeVar("S")
+
+#: What SQLAlchemy raises when the database does not answer, as opposed to a refusal or a bug.
+DB_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeoutError)
+
+#: Every game id is ``secrets.token_urlsafe`` (11 characters of A-Z a-z 0-9 _ -) in a column of
+#: 32. Anything else is no game's, and is answered as unknown without asking the database:
+#: alike on every database (PostgreSQL cannot even compare a text with a NUL in it).
+GAME_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+@dataclass(eq=False)
+class LiveGame:
+    """A game held in memory. The state each job keeps of it lives in that job's module."""
+
+    stored: StoredGame
+    game: Game | None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The client address that created the game (None: loaded from the database): whose turn
+    #: it is at the bots' workers.
+    creator: str | None = None
+    #: The client address that started this table of bots only (None: resumed at a start).
+    owner: str | None = None
+    #: When a request, an action or a socket last used it (``time.monotonic()``).
+    used: float = field(default_factory=time.monotonic)
+
+    @property
+    def id(self) -> str:
+        return self.stored.id
+
+    @property
+    def version(self) -> int:
+        return 0 if self.game is None else self.game.version
+
+    @property
+    def is_full_lobby(self) -> bool:
+        return self.stored.status == "lobby" and not any(s.is_free for s in self.stored.seats)
+
+
+class PerGame(Generic[S]):
+    """The state a job keeps of each game held in memory, made on first use and gone with the
+    game (a game dropped from memory and loaded again starts afresh)."""
+
+    def __init__(self, factory: Callable[[], S]) -> None:
+        self._factory = factory
+        self._states: weakref.WeakKeyDictionary[LiveGame, S] = weakref.WeakKeyDictionary()
+
+    def __call__(self, live: LiveGame) -> S:
+        state = self._states.get(live)
+        if state is None:
+            state = self._states[live] = self._factory()
+        return state
+
+    def items(self) -> list[tuple[LiveGame, S]]:
+        return list(self._states.items())
+
+    def values(self) -> list[S]:
+        return list(self._states.values())
+
+
+def new_game(stored: StoredGame) -> Game:
+    """The game as it was dealt: from the record's players, seed and options."""
+    return Game.new(
+        players=stored.players, seed=stored.seed, options=Options.from_json(stored.options)
+    )
+
+
+def rebuild(stored: StoredGame) -> Game | None:
+    """The live game from its record: a new game from seed and options, then every action."""
+    if stored.status == "lobby":
+        return None
+    game = new_game(stored)
+    for data in stored.actions:
+        game.apply(Action.from_json(data))
+    return game
+
+
+async def shared_once(
+    cache: dict[Any, asyncio.Future[T]],
+    key: Hashable,
+    start: Callable[[], Awaitable[T]],
+    started: Callable[[], None] | None = None,
+) -> T:
+    """The result of ``start()`` for ``key``, computed once: simultaneous callers share it, a
+    caller that goes away leaves it to the others, a success stays in ``cache`` and a failure
+    is forgotten (so that it can be asked again). ``started`` runs when it is started."""
+    future = cache.get(key)
+    if future is None:
+        future = cache[key] = asyncio.ensure_future(start())
+        if started is not None:
+            started()
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        if cache.get(key) is future:
+            del cache[key]
+        raise
+
+
+class Registry:
+    def __init__(self, settings: Settings, store: Store, pubsub: PubSub) -> None:
+        self.settings = settings
+        self.store = store
+        self.pubsub = pubsub
+        self._games: dict[str, LiveGame] = {}
+        self._load_lock = asyncio.Lock()
+        #: Several processes (sharing the database) or one.
+        self.shared = urlparse(settings.broadcast_url).scheme in ("redis", "rediss")
+        #: Whether a job still uses a game (a socket, a bot, a heartbeat): kept in memory then.
+        self.in_use: list[Callable[[LiveGame], bool]] = []
+        #: Called (under the game's lock) for a lobby whose last seat is filled: the start.
+        self.on_full_lobby: Callable[[LiveGame], Awaitable[None]] | None = None
+        self.closing = False
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def get(self, game_id: str) -> LiveGame | None:
+        """The game if this process holds it (without loading it)."""
+        return self._games.get(game_id)
+
+    def games(self) -> list[LiveGame]:
+        return list(self._games.values())
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a store call in a thread; a database that does not answer is ``UnavailableError``."""
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except DB_UNAVAILABLE as exc:
+            log.warning("the database does not answer (%s): %s", type(exc).__name__, exc)
+            raise UnavailableError(
+                "storage-unavailable", "the game store does not answer: try again shortly"
+            ) from exc
+
+    async def live(self, game_id: str) -> LiveGame:
+        """The game held in memory, loaded first if it is not (see :meth:`current`)."""
+        live = self._games.get(game_id)
+        if live is not None:
+            live.used = time.monotonic()
+            return live
+        if not GAME_ID_SHAPE.fullmatch(game_id):
+            raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
+        async with self._load_lock:
+            live = self._games.get(game_id)
+            if live is None:
+                stored, game = await self._load(game_id)
+                live = LiveGame(stored=stored, game=game)
+                self._games[game_id] = live
+            live.used = time.monotonic()
+            return live
+
+    async def current(self, game_id: str) -> LiveGame:
+        """The live game, as current as the database: what every request starts from."""
+        live = self._games.get(game_id)
+        if live is None:
+            live = await self.live(game_id)  # just loaded
+        else:
+            live.used = time.monotonic()
+            if self.shared:
+                await self.catch_up(live)
+        if live.is_full_lobby and self.on_full_lobby is not None:
+            # Its last seat was filled, but the start could not be stored then.
+            async with live.lock:
+                await self.on_full_lobby(live)
+        return live
+
+    async def _load(self, game_id: str) -> tuple[StoredGame, Game | None]:
+        stored = await self.db(self.store.load_game, game_id)
+        if stored is None:
+            raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
+        game = await asyncio.to_thread(rebuild, stored)
+        if game is not None and game.is_over and stored.status != "over":
+            # The last action was stored but the server stopped before marking the end.
+            await self.db(self.store.set_status, game_id, "over")
+            stored.status = "over"
+        return stored, game
+
+    async def reload(self, live: LiveGame) -> None:
+        """Load ``live`` again from the database; the caller holds its lock."""
+        live.stored, live.game = await self._load(live.id)
+
+    async def catch_up(self, live: LiveGame, *, locked: bool = False) -> bool:
+        """Reload ``live`` if the database holds a change it lacks (another process's, whose
+        notice may have been lost); this process's sockets of the game are then told. True
+        when it was reloaded. ``locked``: the caller holds the game's lock."""
+        stamp = await self.db(self.store.stamp, live.id)
+        if stamp is not None and stamp == stamp_of(live.stored):
+            return False
+        before = live.version
+        if locked:
+            await self.reload(live)
+        else:
+            async with live.lock:
+                await self.reload(live)
+        change = "action" if live.version != before else "lobby"
+        self.pubsub.deliver_locally(Notice(live.id, live.version, change, self.pubsub.id))
+        return True
+
+    async def catch_up_quietly(self, live: LiveGame) -> None:
+        """:meth:`catch_up` when several processes share the database (a socket opening);
+        never raises (the heartbeat tries again)."""
+        if self.shared:
+            try:
+                await self.catch_up(live)
+            except Exception:
+                log.exception("cannot check game %s against the database", live.id)
+
+    async def refresh(self, notice: Notice) -> None:
+        """Catch up with a change made by another process."""
+        if notice.origin == self.pubsub.id:
+            return  # our own change: the live game is already current
+        live = self._games.get(notice.game_id)
+        if live is not None and (notice.version > live.version or notice.change == "lobby"):
+            async with live.lock:
+                if notice.version > live.version or notice.change == "lobby":
+                    await self.reload(live)
+
+    async def notify(self, live: LiveGame, change: str) -> None:
+        try:
+            await self.pubsub.publish(Notice(live.id, live.version, change, self.pubsub.id))
+        except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
+            log.exception("cannot publish a notice for game %s", live.id)
+
+    def forget(self, live: LiveGame) -> None:
+        """Drop ``live`` from memory now (a finished game nobody watches)."""
+        if self._games.get(live.id) is live:
+            del self._games[live.id]
+
+    def drop(self, game_id: str) -> None:
+        """Drop the game from memory now, whatever uses it: it is loaded again when asked for,
+        as after a restart (a database changed behind this process's back)."""
+        self._games.pop(game_id, None)
+
+    def _is_idle(self, live: LiveGame, now: float) -> bool:
+        return (
+            not any(busy(live) for busy in self.in_use)
+            and not live.lock.locked()
+            and now - live.used >= self.settings.idle_game_seconds
+        )
+
+    def evict_idle(self) -> list[str]:
+        """Drop from memory every game that is idle now; answers their ids. Synchronous (no
+        await between the checks and the removal), so nothing can start using a game while
+        it is dropped."""
+        now = time.monotonic()
+        idle = [game_id for game_id, live in self._games.items() if self._is_idle(live, now)]
+        for game_id in idle:
+            del self._games[game_id]
+        if idle:
+            log.debug("dropped %d idle games from memory", len(idle))
+        return idle
+
+    def start_sweeping(self) -> None:
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+
+    async def _sweep(self) -> None:
+        """:meth:`evict_idle` every ``min(60, idle_game_seconds / 2)`` seconds: a game leaves
+        memory between ``idle_game_seconds`` and half as long again (at most a minute) after
+        its last use."""
+        interval = min(60.0, self.settings.idle_game_seconds / 2)
+        while not self.closing:
+            await asyncio.sleep(interval)
+            try:
+                self.evict_idle()
+            except Exception:  # pragma: no cover - a bug must not stop the sweeps
+                log.exception("cannot drop idle games from memory")
+
+    def sweeper(self) -> asyncio.Task[None] | None:
+        return self._sweeper

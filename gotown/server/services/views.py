@@ -1,0 +1,295 @@
+"""What each seat is shown: the lobby, the state (its view and legal actions), the replay.
+
+Every payload for a seat comes from ``game.view(seat)`` (``game.public_view()`` for spectators),
+or from the view of a copy without history plus ``game.events(seat, start)`` (the same seat's
+events from ``start`` on): no hidden card is ever sent.
+
+Events are sent once: a state holds the view's events from ``events_from`` on (the index of its
+first event in the game's events, the same for every seat). **The event loop never converts a
+long game's events**: a view with at most :data:`EVENTS_BUILT_IN_LOOP` events from
+``events_from`` on is built in the loop from a copy without history; one with more is cut from
+the seat's full view, built once per seat and game version in the view worker (simultaneous
+askers share it, and it is kept until the game moves on), and a state holding more is encoded
+to JSON there too. A game held in memory never changes once current (an action makes a new
+copy), so the view workers read it safely. A replay's frames are built in time linear in the
+game's length, once per finished game and seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from gotown.engine import Action, Game
+
+from .. import schemas
+from ..config import Settings
+from ..errors import ConflictError, InvalidError
+from ..storage import StoredGame
+from .presence import LocalPresence
+from .registry import LiveGame, PerGame, Registry, new_game, shared_once
+from .tokens import require_seat, seat_or_spectator
+
+#: A view whose events from the client's ``events_from`` on are at most this many is built in
+#: the event loop, from a copy without history (cheap); one with more in the view worker (a
+#: full view holds every event: 2 MB and a tenth of a second after 20,000 actions).
+EVENTS_BUILT_IN_LOOP = 256
+
+
+def full_view_json(game: Game, seat: int | None) -> dict[str, Any]:
+    """``game.view(seat)`` as JSON, every event included (``game.public_view()`` for None)."""
+    return game.view(seat).to_json()
+
+
+def view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
+    """``game.view(seat)`` as JSON with only the events from index ``start`` on, at the cost of
+    those events only: the view of a copy without history has no events, and
+    ``game.events(seat, start)`` are the ones the view would hold from ``start`` on."""
+    view = game.copy(history=False).view(seat).to_json()
+    view["events"] = [event.to_json() for event in game.events(seat, start)]
+    return view
+
+
+def frozen_turns(game: Game, seat: int | None) -> int:
+    """``game.view(seat).frozen_turns`` from the last events only (a full view converts every
+    event): a tail of them, four times longer while the count reaches back to its start."""
+    base = game.copy(history=False).view(seat)
+    tail = 64
+    while True:
+        start = max(0, game.event_count - tail)
+        count = dataclasses.replace(base, events=tuple(game.events(seat, start))).frozen_turns
+        if start == 0 or 2 * count + 4 < tail:
+            return count
+        tail *= 4
+
+
+def replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
+    """Every step of a finished game as ``seat`` saw it. Each frame holds only the events since
+    the previous one (``game.view`` would convert every event so far at each frame, quadratic
+    in the game's length); the engine keeps one event per raw event for every seat, so one
+    index counts both alike."""
+    game = new_game(stored)
+    first = view_json(game, seat, 0)
+    frames = [schemas.ReplayFrame(version=game.version, seat=None, action=None, view=first)]
+    seen = game.event_count
+    for data in stored.actions:
+        actor = game.active
+        action = Action.from_json(data)
+        game.apply(action)
+        view = view_json(game, seat, seen)
+        seen = game.event_count
+        frames.append(
+            schemas.ReplayFrame(
+                version=game.version, seat=actor, action=action.to_json(), view=view
+            )
+        )
+    return schemas.ReplayOut(
+        game_id=stored.id,
+        seat=seat,
+        players=stored.players,
+        names=[s.name for s in stored.seats],
+        frames=frames,
+    )
+
+
+@dataclass
+class _Shown:
+    """What views keep of one game: the full views of its current version ((seat, version) ->
+    JSON), and its replay by seat (None: a spectator) once it is over."""
+
+    views: dict[tuple[int | None, int], asyncio.Future[dict[str, Any]]] = field(
+        default_factory=dict
+    )
+    replays: dict[int | None, asyncio.Future[schemas.ReplayOut]] = field(default_factory=dict)
+
+
+class Views:
+    def __init__(self, settings: Settings, registry: Registry, presence: LocalPresence) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.presence = presence
+        # Full views of long games and the states holding them are built and encoded here, off
+        # the event loop, and not in the threads the database calls use.
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-view")
+        self._of = PerGame(_Shown)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def seat_view(self, game: Game, seat: int) -> Any:
+        """``game.view(seat)``, built in the view worker (it holds every event)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, game.view, seat)
+
+    # --- links -------------------------------------------------------------------------------
+
+    def _base(self, base_url: str) -> str:
+        return (self.settings.public_base_url or base_url).rstrip("/")
+
+    def urls(self, live: LiveGame, base_url: str) -> dict[str, str]:
+        base = self._base(base_url)
+        return {
+            "invite_url": f"{base}/j/{live.stored.invite_code}",
+            "watch_url": f"{base}/w/{live.id}",
+        }
+
+    def play_url(self, game_id: str, token: str | None, base_url: str) -> str:
+        return f"{self._base(base_url)}/g/{game_id}" + (f"#t={token}" if token else "")
+
+    # --- the lobby and the state -------------------------------------------------------------
+
+    def lobby(self, live: LiveGame, base_url: str, *, invited: bool = True) -> schemas.LobbyOut:
+        """The lobby; the invitation link only for those ``invited`` (a seat, or the code's
+        holder): the spectator link must not be a way to take a free seat."""
+        urls: dict[str, str | None] = {**self.urls(live, base_url)}
+        if not invited:
+            urls["invite_url"] = None
+        presence = self.presence
+        return schemas.LobbyOut(
+            game_id=live.id,
+            status=live.stored.status,  # type: ignore[arg-type]
+            players=live.stored.players,
+            options=live.stored.options,
+            language=live.stored.language,  # type: ignore[arg-type]
+            seats=[
+                schemas.SeatOut(
+                    seat=s.seat,
+                    kind=s.kind,  # type: ignore[arg-type]
+                    level=s.level,
+                    name=s.name,
+                    taken=s.kind == "bot" or s.token_hash is not None,
+                    connected=s.kind == "bot" or presence.is_connected(live, s.seat),
+                    handover_in=presence.handover_in(live, s.seat)
+                    if s.kind == "human" and s.token_hash is not None
+                    else None,
+                )
+                for s in live.stored.seats
+            ],
+            rematch_id=live.stored.rematch_id,
+            rematch_of=live.stored.rematch_of,
+            **urls,  # type: ignore[arg-type]
+        )
+
+    async def lobby_of(
+        self, game_id: str, base_url: str, token: str | None = None, *, invited: bool = False
+    ) -> schemas.LobbyOut:
+        """The lobby; with the invitation link for a seat's token (or ``invited``)."""
+        live = await self.registry.current(game_id)
+        if token:
+            require_seat(live, token)
+            invited = True
+        await self.presence.read(live)
+        return self.lobby(live, base_url, invited=invited)
+
+    @staticmethod
+    def check_events_from(live: LiveGame, events_from: int) -> None:
+        """Refuse (422 ``invalid-request``) an ``events_from`` beyond the game's events: a
+        client cannot hold events the game has not had."""
+        count = 0 if live.game is None else live.game.event_count
+        if not 0 <= events_from <= count:
+            raise InvalidError(
+                "invalid-request",
+                f"events_from: {events_from} is not between 0 and the game's event count ({count})",
+            )
+
+    async def view_json(
+        self, live: LiveGame, game: Game, seat: int | None, start: int = 0
+    ) -> dict[str, Any]:
+        """``game.view(seat)`` as JSON, with only the events from index ``start`` on: built
+        here when they are few, else cut from the seat's full view at this version."""
+        if game.event_count - start <= EVENTS_BUILT_IN_LOOP:
+            return view_json(game, seat, start)
+        version = game.version
+        views = self._of(live).views
+        loop = asyncio.get_running_loop()
+
+        def keep_this_version_only() -> None:
+            for key in [key for key in views if key[1] != version]:
+                views.pop(key, None)
+
+        full = await shared_once(
+            views,
+            (seat, version),
+            lambda: loop.run_in_executor(self.executor, full_view_json, game, seat),
+            keep_this_version_only,
+        )
+        return full if start == 0 else {**full, "events": full["events"][start:]}
+
+    async def state_for(
+        self,
+        live: LiveGame,
+        seat: int | None,
+        base_url: str,
+        events_from: int = 0,
+        *,
+        or_full: bool = False,
+    ) -> schemas.StateOut:
+        """The state for ``seat`` (None: a spectator), its view's events from index
+        ``events_from`` on, with the presence of every process read first. An
+        ``events_from`` beyond the game's events is refused, or with ``or_full`` answered with
+        every event (a socket whose game was reloaded behind what it was sent)."""
+        await self.presence.read(live)
+        game = live.game
+        if or_full and events_from > (0 if game is None else game.event_count):
+            events_from = 0
+        self.check_events_from(live, events_from)
+        if game is None:
+            return schemas.StateOut(
+                game_id=live.id,
+                status=live.stored.status,  # type: ignore[arg-type]
+                seat=seat,
+                version=0,
+                lobby=self.lobby(live, base_url, invited=seat is not None),
+                view=None,
+                events_from=0,
+                legal=[],
+            )
+        view = await self.view_json(live, game, seat, events_from)
+        # (The game may have moved on meanwhile: the state is all of the one its view is of.)
+        legal: list[dict[str, Any]] = []
+        if (
+            seat is not None
+            and not game.is_over
+            and game.active == seat
+            and live.stored.seats[seat].kind == "human"
+        ):
+            legal = [a.to_json() for a in game.legal_actions()]
+        return schemas.StateOut(
+            game_id=live.id,
+            status="over" if game.is_over else "playing",
+            seat=seat,
+            version=game.version,
+            lobby=self.lobby(live, base_url, invited=seat is not None),
+            view=view,
+            events_from=events_from,
+            legal=legal,
+            frozen_turns=frozen_turns(game, seat),
+        )
+
+    async def encode(self, state: schemas.StateOut) -> str:
+        """The state as JSON text; in the view worker when its view holds many events."""
+        if state.view is not None and len(state.view["events"]) > EVENTS_BUILT_IN_LOOP:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.executor, state.model_dump_json)
+        return state.model_dump_json()
+
+    async def state(
+        self, game_id: str, token: str | None, base_url: str, events_from: int = 0
+    ) -> schemas.StateOut:
+        live = await self.registry.current(game_id)
+        return await self.state_for(live, seat_or_spectator(live, token), base_url, events_from)
+
+    # --- after the game ----------------------------------------------------------------------
+
+    async def replay(self, game_id: str, token: str | None) -> schemas.ReplayOut:
+        live = await self.registry.current(game_id)
+        seat = seat_or_spectator(live, token)
+        if live.stored.status != "over":
+            raise ConflictError("not-over", "the replay opens when the game is over")
+        stored = live.stored
+        return await shared_once(
+            self._of(live).replays, seat, lambda: asyncio.to_thread(replay_frames, stored, seat)
+        )

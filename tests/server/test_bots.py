@@ -1,0 +1,171 @@
+"""The bots at the tables (:mod:`gotown.server.services.bots`): their views, their ends,
+and the tables of bots only."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+import gotown.bots
+from gotown.server import schemas
+from gotown.server.config import Settings
+from gotown.server.errors import DomainError
+from gotown.server.services import GameService
+from gotown.server.services.bots import BOTS_ONLY_TURN_LIMIT
+
+from .helpers import (
+    ViewRecorder,
+    auth,
+    bots_idle,
+    new_game,
+    running,
+    service_of,
+    slow_bots,
+    state,
+    wait_until,
+)
+
+
+def test_a_table_of_bots_only_plays_to_an_end(client: TestClient) -> None:
+    gid, _tokens = new_game(client, ["bot", "bot", "bot"], seed=21, options={})
+    final = wait_until(client, gid, None, lambda st: st["status"] == "over")
+    assert final["lobby"]["options"]["turn_limit"] == BOTS_ONLY_TURN_LIMIT
+    assert final["view"]["turn"] <= BOTS_ONLY_TURN_LIMIT
+
+
+def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
+    # Seed 835 (4 floors): two medium bots reach, within 10 actions, two hands of 8 cards that
+    # can do nothing (R7b, R21), at seat 0's turn. A person who hands their seat to a bot
+    # leaves a table of bots with the ceiling of a game of people (or none, for a game stored
+    # before the ceiling): it must stand still there, not store ten thousand ended turns.
+    gid, tokens = new_game(client, ["bot", "human"], seed=835, level="medium")
+    me = tokens[1]
+    r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
+    assert r.status_code == 200, r.text
+    service = client.app.state.service  # type: ignore[attr-defined]
+    live = service.registry.get(gid)
+    assert bots_idle(service, gid), "the bots went on ending turns in a deadlock"
+    st = state(client, gid, me)
+    assert st["status"] == "playing"
+    assert st["lobby"]["options"]["turn_limit"] == schemas.MAX_TURN_LIMIT
+    assert st["view"]["hand_sizes"] == [8, 8] and live.game.is_deadlocked()
+    assert st["view"]["active"] == 0
+    time.sleep(0.2)
+    assert state(client, gid, me)["version"] == st["version"]
+    # With a person back at the table the bot plays on (its turn first), and answers every
+    # turn the person ends.
+    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(me)).status_code == 204
+    st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 1)
+    for _ in range(2):
+        assert st["view"]["active"] == 1 and st["status"] == "playing"
+        r = client.post(
+            f"/api/games/{gid}/actions",
+            json={"version": st["version"], "action": {"type": "end-turn"}},
+            headers=auth(me),
+        )
+        assert r.status_code == 200, r.text
+        st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 2)
+
+
+def test_the_bots_and_the_hints_build_their_views_off_the_event_loop(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = ViewRecorder(monkeypatch)
+    monkeypatch.setattr(gotown.bots, "hint", lambda view, legal, seed, top=3: [(legal[0], 0.5)])
+    gid, tokens = new_game(client, ["human", "bot"], seed=64, options={"first_player": 1})
+    wait_until(client, gid, tokens[0], lambda st: st["view"]["active"] == 0)
+    assert client.get(f"/api/games/{gid}/hint", headers=auth(tokens[0])).status_code == 200
+    # In the view worker, whose views alone go to the bots' and the hints' workers.
+    built = recorder.with_events()
+    assert {seat for _name, _loop, seat, _events in built} == {0, 1}
+    assert all(name.startswith("gotown-view") for name, _loop, _seat, _events in built)
+    assert not any(loop for _name, loop, _seat, _events in built)
+
+
+BOTS_ONLY = {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"turn_limit": 2}}
+
+
+def test_tables_of_bots_only_are_bounded_in_all_and_per_address(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = slow_bots(monkeypatch)  # (their bots keep thinking until released)
+    bounded = settings.with_(max_bots_only_tables=2, max_bots_only_tables_per_client=1)
+    try:
+        with running(bounded) as client:
+            service = service_of(client)
+            portal = client.portal
+            assert portal is not None
+            spec = schemas.CreateGameIn.model_validate(BOTS_ONLY)
+            r = client.post("/api/games", json=BOTS_ONLY)
+            assert r.status_code == 201, r.text
+            first = r.json()["game_id"]
+            r = client.post("/api/games", json=BOTS_ONLY)
+            assert r.status_code == 429, r.text
+            error = r.json()["error"]
+            assert error["code"] == "too-many-bot-tables" and "per address" in error["message"]
+            portal.call(service.play.create_game, spec, "http://testserver", None, "10.0.0.9")
+            with pytest.raises(DomainError) as caught:
+                portal.call(service.play.create_game, spec, "http://testserver", None, "10.0.0.10")
+            assert caught.value.code == "too-many-bot-tables"
+            assert "on this server" in caught.value.message
+            # A table with a person is another matter.
+            new_game(client, ["human", "bot"], seed=72, options={"first_player": 0})
+            # Once a table of bots only has ended, its place is free again.
+            bot.release.set()
+            assert bots_idle(service, first) and state(client, first)["status"] == "over"
+            r = client.post("/api/games", json=BOTS_ONLY)
+            assert r.status_code == 201, r.text
+    finally:
+        bot.release.set()
+
+
+def test_a_hand_over_that_leaves_only_bots_needs_a_place(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = slow_bots(monkeypatch)
+    try:
+        with running(settings.with_(max_bots_only_tables=1)) as client:
+            r = client.post("/api/games", json=BOTS_ONLY)
+            assert r.status_code == 201, r.text
+            watched = r.json()["game_id"]
+            gid, tokens = new_game(client, ["human", "human"], seed=73, options={"turn_limit": 2})
+            me = tokens[0]
+            r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={})
+            assert r.status_code == 200, r.text  # a person is still at the table
+            r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(me), json={})
+            assert r.status_code == 429, r.text
+            assert r.json()["error"]["code"] == "too-many-bot-tables"
+            assert state(client, gid)["lobby"]["seats"][0]["kind"] == "human"
+            bot.release.set()
+            assert bots_idle(service_of(client), watched)
+            r = client.post(f"/api/games/{gid}/seats/0/bot", headers=auth(me), json={})
+            assert r.status_code == 200, r.text
+            assert bots_idle(service_of(client), gid)
+            assert state(client, gid)["status"] == "over"
+    finally:
+        bot.release.set()
+
+
+def _bots_play(service: GameService, game_id: str) -> bool:
+    live = service.registry.get(game_id)
+    return live is not None and service.bots.is_playing(live)
+
+
+def test_a_start_resumes_only_as_many_tables_of_bots_only_as_allowed(settings: Settings) -> None:
+    # Bots that wait a minute before each move: their tables are playing, and nothing moves.
+    waiting = settings.with_(bot_delay=60)
+    with running(waiting) as client:
+        created = []
+        for _ in range(3):
+            r = client.post("/api/games", json=BOTS_ONLY)
+            assert r.status_code == 201, r.text
+            created.append(r.json()["game_id"])
+        assert all(_bots_play(service_of(client), gid) for gid in created)
+    with running(waiting.with_(max_bots_only_tables=2)) as client:
+        playing = [gid for gid in created if _bots_play(service_of(client), gid)]
+        assert playing == created[1:]  # the newest first
+        assert state(client, created[0])["status"] == "playing"  # standing still
+        r = client.post("/api/games", json=BOTS_ONLY)
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too-many-bot-tables"
