@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 from websockets.asyncio.client import connect
 
-from gotown.server.app import create_app
-from gotown.server.settings import Settings
+from gotown.server.config import Settings
+from gotown.server.main import create_app
 from gotown.tui.remote import LinkError, RemoteApp, take_seat
 
 from .helpers import screen_text, wait_until
