@@ -57,7 +57,7 @@ def _plural_form(lang: str, n: int) -> str:
 
 def test_counted_messages_have_a_form_for_every_count() -> None:
     """A message with a {count} reads right for every count: "1 card", "3 karty" (Czech and
-    Polish have several plural forms). app.js's t() picks "key#form", the plain key being the
+    Polish have several plural forms). i18n.js's t() picks "key#form", the plain key being the
     "other" form (and Polish's "many" given as well, its form of most whole numbers)."""
     english = _strings("en")
     counted = [key for key, text in english.items() if "{count}" in text and "#" not in key]
@@ -75,7 +75,7 @@ def test_counted_messages_have_a_form_for_every_count() -> None:
 
 
 def test_every_literal_key_used_by_the_page_exists() -> None:
-    script = (STATIC / "app.js").read_text("utf-8")
+    script = "\n".join(p.read_text("utf-8") for p in (STATIC / "js").rglob("*.js"))
     used = set(re.findall(r'\bt\("([a-z_?-]+)"\s*[,)]', script))
     english = _strings("en")
     assert used and used <= set(english), sorted(used - set(english))
@@ -159,7 +159,7 @@ def test_every_error_the_server_sends_has_words_in_every_language() -> None:
 def test_pages_and_rules_are_served(client: TestClient) -> None:
     for path in ("/", "/j/abc", "/g/abc", "/w/abc", "/r/abc"):
         r = client.get(path)
-        assert r.status_code == 200 and "app.js" in r.text
+        assert r.status_code == 200 and '<script type="module" src="/static/js/main.js">' in r.text
     bodies = set()
     for lang in LANGUAGES:
         r = client.get(f"/rules/{lang}")
