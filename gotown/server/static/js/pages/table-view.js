@@ -11,6 +11,7 @@ import { seatBox } from "../towers.js";
 import { markTargets } from "../targets.js";
 import { buttonText, contains, eventLines, frozenTurns, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf } from "../words.js";
 import { settingsPanel } from "../settings.js";
+import { qrSvg } from "../qr.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
    nothing else happened), newest last, at most three. */
@@ -61,7 +62,8 @@ export function drawGame(app, st, ui) {
   board.append(towers, pilesEl(v, ui.meta));
   if (me !== null) board.append(handPanel(st, ui));
   if (me !== null && !v.over && !ui.replay && !ui.spectator) board.append(ui.chancesPanel(st));
-  const log = h("ul", { class: "log", id: "log" }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
+  // (Focusable: a scrolling region must be reachable by keyboard.)
+  const log = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
   if (!ui.replay) ui.announce(lines, status.textContent);
   const options = optionsSummary(v.options, lobby, ui.meta);
   options.open = Boolean(ui.optionsOpen);
@@ -94,7 +96,7 @@ function seatLinkEl(ui) {
   const url = seatUrl(ui.gameId, ui.token);
   const code = h("code", { id: "seat-url" }, url);
   return h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
-    h("p", { class: "warn" }, t("seat_link_private")), h("p", {}, code),
+    h("p", { class: "warn" }, t("seat_link_private")), qrSvg(url, t("seat_qr_alt"), "seat-qr"), h("p", {}, code),
     h("button", { type: "button", id: "copy-seat", onclick: () => copyText(url, code) }, t("copy")));
 }
 
