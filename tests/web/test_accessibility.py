@@ -57,6 +57,7 @@ def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, sch
     found = {"table": _serious(page)}
     page.click("#log-drawer > summary")
     page.click("#seat-link > summary")
+    page.wait_for_selector("#seat-qr")
     found["table, drawer open"] = _serious(page)
     shot(page, f"web-06-table-axe-{scheme}")
     # Every card and floor has a name.

@@ -64,6 +64,7 @@ def test_play_with_friends_shows_the_invitation_and_each_seat_its_own_link(
     own = anna.text_content("#seat-url") or ""
     token = anna.evaluate(f"localStorage.getItem('gotown.token.{game_id}')")
     assert own.endswith(f"/g/{game_id}#t={token}")
+    anna.wait_for_selector("#seat-qr")  # drawn when asked for
     assert anna.get_attribute("#seat-qr", "aria-label") == en["seat_qr_alt"]
     assert anna.locator("#seat-qr path").count() == 1
     assert en["seat_link_private"] in (anna.text_content("#seat-link") or "")

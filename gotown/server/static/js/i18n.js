@@ -30,10 +30,10 @@ export const has = (key) => current.strings[key] !== undefined || current.fallba
 export async function loadLang(code) {
   if (!LANGS.includes(code)) code = "en";
   const mine = ++current.request;
-  const strings = await (await fetch("/static/i18n/" + code + ".json")).json();
-  if (!Object.keys(current.fallback).length) {
-    current.fallback = code === "en" ? strings : await (await fetch("/static/i18n/en.json")).json();
-  }
+  const get = (c) => fetch("/static/i18n/" + c + ".json").then((res) => res.json());
+  const fallback = Object.keys(current.fallback).length || code === "en" ? null : get("en");
+  const strings = await get(code);
+  if (!Object.keys(current.fallback).length) current.fallback = fallback ? await fallback : strings;
   if (mine !== current.request) return;
   current.strings = strings;
   current.lang = code;

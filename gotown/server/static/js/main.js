@@ -52,6 +52,6 @@ function start(meta) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("#toast").addEventListener("click", clearNotices);
-  await loadLang(initialLang());
-  start(await loadMeta());
+  const [meta] = await Promise.all([loadMeta(), loadLang(initialLang())]);
+  start(meta);
 });

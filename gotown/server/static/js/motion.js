@@ -10,7 +10,8 @@ import { speed } from "./settings.js";
 import { SOUND_OF, play } from "./sound.js";
 
 const BASE_MS = 320;
-const reduced = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const REDUCED = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+export const stillMotion = () => Boolean(REDUCED && REDUCED.matches);
 
 /* What the table looked like before a redraw: the floors (and copies of them, to animate once
    they are gone), the seats, the hand and the discard pile. */
@@ -77,9 +78,9 @@ function flash(el, delay) {
 
 /* Play the gestures of `events` (the new ones) on the redrawn table. */
 export function animate(root, before, events, st) {
-  if (!before || !events.length) return;
+  const still = stillMotion();
+  if ((!before && !still) || !events.length) return;
   const ms = BASE_MS * speed();
-  const still = reduced();
   const me = st.seat;
   const origin = (seat) => (seat === me ? rectOf(root, "#hand") : seatRect(root, seat));
   const discard = rectOf(root, "#discard-pile");

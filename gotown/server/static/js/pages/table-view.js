@@ -11,7 +11,6 @@ import { seatBox } from "../towers.js";
 import { markTargets } from "../targets.js";
 import { buttonText, contains, eventLines, frozenTurns, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf } from "../words.js";
 import { settingsPanel } from "../settings.js";
-import { qrSvg } from "../qr.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
    nothing else happened), newest last, at most three. */
@@ -91,13 +90,19 @@ function pilesEl(v, meta) {
     h("span", { class: "discardpile", id: "discard-pile" }, top, discard));
 }
 
-/* This seat's own link (to continue on another device): private, like a key. */
+/* This seat's own link (to continue on another device): private, like a key. Its QR code is
+   drawn when asked for (the encoder loads then, not with the table). */
 function seatLinkEl(ui) {
   const url = seatUrl(ui.gameId, ui.token);
   const code = h("code", { id: "seat-url" }, url);
-  return h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
-    h("p", { class: "warn" }, t("seat_link_private")), qrSvg(url, t("seat_qr_alt"), "seat-qr"), h("p", {}, code),
+  const qrBox = h("div", { class: "qr-box" });
+  const box = h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
+    h("p", { class: "warn" }, t("seat_link_private")), qrBox, h("p", {}, code),
     h("button", { type: "button", id: "copy-seat", onclick: () => copyText(url, code) }, t("copy")));
+  box.addEventListener("toggle", () => {
+    if (box.open && !qrBox.firstChild) import("../qr.js").then(({ qrSvg }) => qrBox.replaceChildren(qrSvg(url, t("seat_qr_alt"), "seat-qr")));
+  });
+  return box;
 }
 
 export function handPanel(st, ui) {

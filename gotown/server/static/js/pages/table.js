@@ -8,7 +8,7 @@ import { clearNotices, toast } from "../notices.js";
 import { eventLines, usesOf } from "../words.js";
 import { drawGame, drawLobby, meter } from "./table-view.js";
 import { listenTargets, markTargets } from "../targets.js";
-import { animate, snapshot } from "../motion.js";
+import { animate, snapshot, stillMotion } from "../motion.js";
 
 function showOffline(lost) {
   let el = document.getElementById("offline");
@@ -259,7 +259,8 @@ export class Table {
     const oldLog = app.querySelector("#log");
     // The log keeps the reader's place, unless they were at (or near) its end.
     this.logKeep = oldLog ? { top: oldLog.scrollTop, atEnd: oldLog.scrollHeight - oldLog.scrollTop - oldLog.clientHeight < 24 } : null;
-    const before = fresh.length ? snapshot(app) : null;
+    // (Read before the old table goes: only when a move will be shown travelling.)
+    const before = fresh.some((e) => e.type === "action" || e.type === "stolen") && !stillMotion() ? snapshot(app) : null;
     app.replaceChildren();
     if (st.status === "lobby") drawLobby(app, st, this);
     else drawGame(app, st, this);
@@ -271,7 +272,7 @@ export class Table {
         || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[aria-disabled="false"]') || document.getElementById("end-turn")));
       if (el) el.focus();
     }
-    if (v) animate(app, before, fresh, st);
+    if (v && fresh.length) animate(app, before, fresh, st);
   }
 
   /* Screen readers: the log's new lines (what the others did) and the status when it changes
