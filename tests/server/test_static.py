@@ -269,3 +269,49 @@ def test_the_app_factory_reads_the_environment(
     with TestClient(app) as client:
         assert client.get("/healthz").json() == {"ok": True}
     assert (tmp_path / "env.sqlite3").exists()
+
+
+PAGES = [STATIC / "index.html", *sorted((STATIC / "rules").glob("*.html"))]
+MODULES = sorted((STATIC / "js").rglob("*.js"))
+
+
+def test_no_inline_script_style_or_handler() -> None:
+    """A Content-Security-Policy without 'unsafe-inline' will hold: scripts come from files,
+    no markup has a style attribute or an on... handler, and the modules set no style
+    attribute either (setting element.style from script is allowed by such a policy)."""
+    for page in PAGES:
+        html = page.read_text("utf-8")
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), page.name
+        assert not re.search(r"\sstyle=|\son[a-z]+=", html), page.name
+    for module in MODULES:
+        script = module.read_text("utf-8")
+        assert not re.search(r"""["']?\bstyle["']?\s*:""", script), module.name
+        assert "innerHTML" not in script and "setAttribute(\"style\"" not in script, module.name
+
+
+def test_the_page_is_small_modules_loaded_at_once() -> None:
+    """No module over ~400 lines; index.html preloads every module the table needs (so that
+    they load together, not one import level after the other), which are all there are but
+    the rules page's and the QR encoder (loaded when asked for)."""
+    for module in MODULES:
+        assert len(module.read_text("utf-8").splitlines()) <= 400, module.name
+    html = (STATIC / "index.html").read_text("utf-8")
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/(js/[\w/.-]+)">', html))
+    expected = {str(m.relative_to(STATIC)) for m in MODULES} - {"js/rules.js", "js/qr.js"}
+    assert preloaded == expected
+
+
+def test_the_app_installs_on_a_phone(client: TestClient) -> None:
+    """A web app manifest with icons that are served (an SVG, and PNGs of 192 and 512 px)."""
+    assert 'rel="manifest" href="/static/manifest.webmanifest"' in client.get("/").text
+    manifest = client.get("/static/manifest.webmanifest").json()
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    sizes = set()
+    for icon in manifest["icons"]:
+        r = client.get(icon["src"])
+        assert r.status_code == 200 and len(r.content) > 200, icon
+        if icon["type"] == "image/png":
+            width = int.from_bytes(r.content[16:20], "big")  # the PNG header's width
+            assert icon["sizes"] == f"{width}x{width}", icon
+            sizes.add(width)
+    assert sizes == {192, 512}
