@@ -286,7 +286,7 @@ def test_no_inline_script_style_or_handler() -> None:
     for module in MODULES:
         script = module.read_text("utf-8")
         assert not re.search(r"""["']?\bstyle["']?\s*:""", script), module.name
-        assert "innerHTML" not in script and "setAttribute(\"style\"" not in script, module.name
+        assert "innerHTML" not in script and 'setAttribute("style"' not in script, module.name
 
 
 def test_the_page_is_small_modules_loaded_at_once() -> None:
