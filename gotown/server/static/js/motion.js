@@ -87,6 +87,11 @@ export function animate(root, before, events, st) {
   let step = 0;
   for (let k = 0; k < events.length; k++) {
     const e = events[k];
+    if (e.type === "end" && e.winner !== null && e.winner !== undefined) {  // a win: its roof, a cheer
+      const roof = root.querySelector('.seatbox[data-seat="' + e.winner + '"] .roof');
+      setTimeout(() => play("cheer"), step * ms * 0.9);
+      if (roof) roof.animate([{ transform: "translateY(-30px)", opacity: 0 }, { transform: "none", opacity: 1 }], { duration: still ? 1 : ms * 2, delay: step * ms * 0.9, fill: "backwards" });
+    }
     if (e.type !== "action" && e.type !== "stolen") continue;
     const delay = step * ms * 0.9;
     const a = e.action || {};

@@ -55,10 +55,13 @@ export function drawGame(app, st, ui) {
   if (still >= 2 * v.players && !canPlay) board.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
   // Opponents across the top, in play order from the viewer's left; the viewer's own tower large.
   const order = Array.from({ length: v.players }, (_, k) => (k + (me ?? -1) + 1) % v.players).filter((x) => x !== me);
-  const towers = h("div", { class: "towers seats-" + v.players, id: "towers" },
+  // (On a laptop, a table seen from the viewer's seat: the next player on the left, the piles
+  // in the middle; style.css places them.)
+  const towers = h("div", { class: "towers seats-" + v.players + (me === null ? " watching" : ""), id: "towers" },
     h("div", { class: "others" }, ...order.map((x) => seatBox(x, st, ui))),
+    pilesEl(v, ui.meta),
     me !== null ? h("div", { class: "mine" }, seatBox(me, st, ui)) : null);
-  board.append(towers, pilesEl(v, ui.meta));
+  board.append(towers);
   if (me !== null) board.append(handPanel(st, ui));
   if (me !== null && !v.over && !ui.replay && !ui.spectator) board.append(ui.chancesPanel(st));
   // (Focusable: a scrolling region must be reachable by keyboard.)
