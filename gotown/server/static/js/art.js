@@ -96,9 +96,9 @@ export function numberFace(code, value = null) {
     s("path", { d: "M4 51 H50", stroke: "#fffaf0", "stroke-width": 1.5, opacity: 0.7 }),
     ...windows,
     s("text", { x: 6, y: 15, class: "corner" }, code),
-    s("text", { x: 48, y: 70, class: "corner", transform: "rotate(180 48 74)" }, code),
+    s("text", { x: 42, y: 80, class: "corner", transform: "rotate(180 45.5 75.7)" }, code),  // (turned about its own middle)
     s("text", { x: 27, y: 46, class: "big", "text-anchor": "middle" }, code),
-    joker && value !== null && value !== "?" ? s("text", { x: 27, y: 78, class: "stands", "text-anchor": "middle" }, "=" + value) : null);
+    joker && value !== null && value !== "?" ? s("text", { x: 25, y: 79, class: "stands", "text-anchor": "middle" }, "=" + value) : null);
 }
 
 /* The back of a card (the other hands, the draw pile): a small skyline. */
