@@ -361,6 +361,8 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     assert anna.text_content("#replay-step") != first
     anna.click("#replay-last")
     anna.wait_for_selector("#replay-stage #winner")
+    # The replay's last step says who won; rematch and replay belong to the table, not here.
+    assert anna.locator("#replay-stage #rematch, #replay-stage #replay-link").count() == 0
     _shot(anna, "09-replay")
 
     # Rematch: Anna starts it, Bob joins it from his finished table; both land at a new table.

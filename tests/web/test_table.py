@@ -316,3 +316,60 @@ def test_the_dark_theme_follows_the_system(browser: Browser, server_url: str) ->
             shot(page, "web-05-home-dark")
         context.close()
     assert colours["light"] == "rgb(246, 243, 236)" and colours["dark"] == "rgb(20, 22, 27)"
+
+
+def _play_game_by_targets(page: Page, drag: bool) -> int:
+    """Play a whole game through the page as a player would: tap (or drag) a card, then its
+    glowing target; end the turn when nothing lights up. Returns the moves made on targets."""
+    moves = 0
+    for _ in range(400):
+        page.wait_for_selector("#status.mine, #winner", timeout=30000)
+        if page.locator("#winner").count():
+            return moves
+        played = False
+        cards = page.locator('#hand .card[aria-disabled="false"]')
+        for i in range(cards.count()):
+            card = page.locator('#hand .card[aria-disabled="false"]').nth(i)
+            before = version(page)
+            if drag:  # drag the card onto its target (its targets glow while it is dragged)
+                code = card.get_attribute("data-card")
+                card.click()
+                target = page.locator(".glow").first if page.locator(".glow").count() else None
+                card = page.locator(f'#hand .card[data-card="{code}"][aria-pressed="true"]')
+                if target is not None:
+                    card.drag_to(target)
+            else:
+                card.tap()
+                target = page.locator(".glow").first if page.locator(".glow").count() else None
+                if target is not None:
+                    target.tap()
+            if target is not None:
+                wait_newer(page, before)
+                moves += 1
+                played = True
+                break
+            page.locator('#hand .card[aria-pressed="true"]').first.click()
+        if not played and page.locator("#end-turn").count():
+            before = version(page)
+            page.click("#end-turn")
+            wait_newer(page, before)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("device", ["phone", "laptop"])
+def test_a_whole_game_played_by_tapping_or_dragging_cards_onto_their_targets(
+    browser: Browser, server_url: str, device: str
+) -> None:
+    context = phone(browser) if device == "phone" else browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(server_url + "/")
+    page.fill("#name", "Tia")
+    page.click("#play-now")
+    page.wait_for_selector("#status")
+    moves = _play_game_by_targets(page, drag=device == "laptop")
+    assert moves >= 1
+    page.wait_for_selector("#winner")
+    shot(page, f"web-07-whole-game-{device}")
+    assert not errors, errors
+    context.close()

@@ -126,7 +126,8 @@ export function handPanel(st, ui) {
     // does, so that the player learns why it cannot be played now.
     const use = () => (playable ? ui.toggle(i) : toast(useText(code, v.options), true));
     handEl.append(cardEl(code, {
-      role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code, "data-index": i,
+      // (Its title: what it does, with its rule, on hover.)
+      role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code, "data-index": i, title: useText(code, v.options),
       "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
       draggable: playable ? "true" : null,
       class: "card " + cardClass(code) + (isNumber(code) || code === "?" ? "" : " special") + (dim ? " dim" : "") + (!pressed && partners.has(code) ? " pair" : ""),
