@@ -373,3 +373,45 @@ def test_a_whole_game_played_by_tapping_or_dragging_cards_onto_their_targets(
     shot(page, f"web-07-whole-game-{device}")
     assert not errors, errors
     context.close()
+
+
+COUNT_SOUNDS = """
+window.sounds = 0;
+window.durations = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (frames, options) {
+  window.durations.push(options.duration);
+  return animate.call(this, frames, options);
+};
+const Real = window.AudioContext;
+window.AudioContext = class extends Real {
+  createOscillator() { window.sounds += 1; return super.createOscillator(); }
+};
+"""
+
+
+def test_sound_is_off_until_turned_on_and_the_speed_setting_paces_the_motion(
+    browser: Browser, server_url: str
+) -> None:
+    durations = {}
+    for speed in ("fast", "slow"):
+        created = _seeded(server_url)
+        context = browser.new_context(viewport=LAPTOP)
+        context.add_init_script(COUNT_SOUNDS)
+        page = context.new_page()
+        page.goto(created["play_url"])
+        page.wait_for_selector("#status.mine")
+        page.select_option("#speed", speed)
+        if speed == "slow":
+            page.check("#sound-toggle")  # (stays on for this browser: it is stored)
+        page.locator('#hand .card[data-card="3"]').click()
+        before = version(page)
+        page.locator(".glow").click()
+        wait_newer(page, before)
+        page.wait_for_function("window.durations.length > 0")
+        durations[speed] = page.evaluate("Math.max(...window.durations)")
+        page.wait_for_timeout(300)  # (the effect starts with the move's gesture)
+        sounds = page.evaluate("window.sounds")
+        assert sounds == (2 if speed == "slow" else 0), (speed, sounds)  # a floor: two notes
+        context.close()
+    assert durations["slow"] > 2 * durations["fast"], durations
