@@ -39,6 +39,7 @@ from gotown.server.app import create_app
 from gotown.server.settings import Settings
 
 CHROMIUM = "/usr/bin/chromium"
+MARKS: list[list[int]] = []  # per first render: ms to the socket's opening, to its first state
 PHONE = {"width": 390, "height": 844}
 
 # Times each update() of the open table, in the page (the socket's handler calls it by name).
@@ -80,6 +81,11 @@ def _first_render(page: Page, cdp: CDPSession, url: str) -> tuple[float, float]:
     page.goto(url)
     page.wait_for_selector("#status")
     drawn = float(page.evaluate("performance.now()"))
+    marks = page.evaluate(
+        "['gotown:socket-open', 'gotown:first-state'].map("
+        "(n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? -1))"
+    )
+    MARKS.append(marks)
     return drawn, (_script_seconds(cdp) - before) * 1000
 
 
@@ -186,6 +192,8 @@ def main(games: int, throttle: float) -> None:
         )
     console = Console()
     console.print(out)
+    for opened, first in MARKS:
+        console.print(f"first render: socket open at {opened} ms, first state at {first} ms")
     total = sum(transfer.values())
     parts = ", ".join(f"{k} {v / 1024:.1f} KiB" for k, v in sorted(transfer.items()))
     console.print(f"transfer of the table's page: {total / 1024:.1f} KiB ({parts}), uncompressed")

@@ -73,6 +73,7 @@ export class GameSocket {
     this.ws = ws;
     let resumed = false;
     ws.onopen = () => {
+      performance.mark("gotown:socket-open");  // (for benchmarks/page_speed.py)
       this.retry = 0;
       // Back after a lost connection: only the events the page does not hold yet.
       const held = this.heldEvents();
@@ -81,6 +82,7 @@ export class GameSocket {
     };
     ws.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
+      if (data.type === "state" && !performance.getEntriesByName("gotown:first-state").length) performance.mark("gotown:first-state");
       if (data.type === "state") this.onState(data.state);
       else if (data.type === "error") this.onError(data.error);
     };
