@@ -59,13 +59,12 @@ export function drawGame(app, st, ui) {
   // in the middle; style.css places them.)
   const towers = h("div", { class: "towers seats-" + v.players + (me === null ? " watching" : ""), id: "towers" },
     h("div", { class: "others" }, ...order.map((x) => seatBox(x, st, ui))),
-    pilesEl(v, ui.meta),
+    pilesEl(v, ui),
     me !== null ? h("div", { class: "mine" }, seatBox(me, st, ui)) : null);
   board.append(towers);
   if (me !== null) board.append(handPanel(st, ui));
   if (me !== null && !v.over && !ui.replay && !ui.spectator) board.append(ui.chancesPanel(st));
-  // (Focusable: a scrolling region must be reachable by keyboard.)
-  const log = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") }, ...lines.map((l) => h("li", { class: l.cls || "" }, l.text)));
+  const log = logEl(lines, ui);
   if (!ui.replay) ui.announce(lines, status.textContent);
   const options = optionsSummary(v.options, lobby, ui.meta);
   options.open = Boolean(ui.optionsOpen);
@@ -82,13 +81,38 @@ export function drawGame(app, st, ui) {
   if (mine) markTargets(app, st, ui);
 }
 
-function pilesEl(v, meta) {
-  const discard = h("details", { id: "discard" }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
-    h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")])));
+/* The log. Most updates only add lines: the list drawn before is kept and the new lines
+   appended (a long game's log is most of the table's work to draw); when an earlier line
+   changed (a language, another seat's draws joined into one line), it is drawn anew. */
+function logEl(lines, ui) {
+  const keys = lines.map((l) => (l.cls || "") + "|" + l.text);
+  const old = ui.logCache;
+  const item = (l) => h("li", { class: l.cls || "" }, l.text);
+  let log;
+  if (old && old.keys.length <= keys.length && old.keys.every((k, i) => k === keys[i])) {
+    log = old.el;
+    log.append(...lines.slice(old.keys.length).map(item));
+  } else {
+    // (Focusable: a scrolling region must be reachable by keyboard.)
+    log = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") }, ...lines.map(item));
+  }
+  ui.logCache = { keys, el: log };
+  return log;
+}
+
+function pilesEl(v, ui) {
+  // The pile's cards are drawn when it is opened (it stays open across redraws).
+  const row = () => h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")]));
+  const discard = h("details", { id: "discard", open: Boolean(ui.discardOpen) }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
+    ui.discardOpen ? row() : null);
+  discard.addEventListener("toggle", () => {
+    ui.discardOpen = discard.open;
+    if (discard.open && !discard.querySelector(".row")) discard.append(row());
+  });
   const top = v.discard.length ? miniCard(v.discard[v.discard.length - 1], "?") : null;
   if (top) top.setAttribute("aria-hidden", "true");
   return h("div", { class: "pile" },
-    h("span", { id: "turn", class: "turn-count" }, turnText(v, meta)),
+    h("span", { id: "turn", class: "turn-count" }, turnText(v, ui.meta)),
     h("span", { class: "drawpile", id: "draw-pile" }, backCard({ "aria-hidden": "true" }), h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size)),
     h("span", { class: "discardpile", id: "discard-pile" }, top, discard));
 }
