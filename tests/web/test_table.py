@@ -415,3 +415,41 @@ def test_sound_is_off_until_turned_on_and_the_speed_setting_paces_the_motion(
         assert sounds == (2 if speed == "slow" else 0), (speed, sounds)  # a floor: two notes
         context.close()
     assert durations["slow"] > 2 * durations["fast"], durations
+
+
+def test_every_hand_is_shown_once_the_game_is_over_when_the_view_says_them(
+    browser: Browser, server_url: str
+) -> None:
+    """The server is to send every hand at the end (``view.hands``): the page shows the
+    others' hands face up under their towers then, and never before."""
+    en = strings("en")
+    created = _seeded(server_url)
+    context = phone(browser)
+    page = context.new_page()
+    page.goto(created["play_url"])
+    page.wait_for_selector("#status.mine")
+
+    def push(over: bool) -> None:
+        page.evaluate(
+            """(over) => {
+            const table = gotown.table();
+            const st = structuredClone(table.state);
+            st.version += 1;
+            st.view.over = over;
+            st.view.winner = over ? 1 : null;
+            st.view.hands = [st.view.hand, ["7", "?", "thief"]];
+            table.update(st);
+          }""",
+            over,
+        )
+
+    push(False)
+    assert page.locator(".shown-hand").count() == 0  # a hand is private while the game lasts
+    push(True)
+    page.wait_for_selector("#winner")
+    shown = page.locator('.seatbox[data-seat="1"] .shown-hand [role="listitem"]')
+    labels = [shown.nth(i).get_attribute("aria-label") for i in range(shown.count())]
+    floor = en["card_floor"].replace("\u00ad", "")
+    assert labels == [f"{floor} 7", en["card_?"], en["card_thief"]]
+    assert page.locator('.seatbox[data-seat="0"] .shown-hand').count() == 0  # (in the hand)
+    context.close()

@@ -53,7 +53,7 @@ export function cardEl(code, extra = {}) {
 
 /* A small card in a tower or a pile: a joker shows what it stands for. */
 export function miniCard(code, value) {
-  const title = code === "?" ? t("joker_value", { n: value }) : isNumber(code) ? cardName(code) + " " + code : cardName(code);
+  const title = code === "?" && value !== "?" ? t("joker_value", { n: value }) : isNumber(code) ? cardName(code) + " " + code : cardName(code);
   return h("span", { class: "mini " + cardClass(code), title, "data-card": code },
     isNumber(code) || code === "?" ? numberFace(code, value) : pictogram(code));
 }

@@ -45,6 +45,15 @@ function goalEl(count, goal) {
     h("span", { class: "count", "aria-hidden": "true" }, count + "/" + goal));
 }
 
+/* Once the game is over every hand is shown, as at a real table: when the view says them
+   (`hands`, every seat's, sent by the server at the end), under each other seat's tower. */
+function shownHand(v, seat, me) {
+  const cards = v.over && Array.isArray(v.hands) && seat !== me ? v.hands[seat] : null;
+  if (!cards) return null;
+  return h("div", { class: "shown-hand row", role: "list", "aria-label": t("hand_size") },
+    ...cards.map((c) => { const m = miniCard(c, "?"); m.setAttribute("role", "listitem"); m.setAttribute("aria-label", m.title); return m; }));
+}
+
 /* One seat's box. `ui` gives the seat's away countdown text and the hand-over action. */
 export function seatBox(seat, st, ui) {
   const v = st.view, lobby = st.lobby, me = st.seat;
@@ -70,6 +79,7 @@ export function seatBox(seat, st, ui) {
       away ? h("span", { class: "away", "data-away-seat": v.over ? null : seat }, v.over ? t("away") : ui.awayText(seat)) : null),
     beside,
     buildingEl(v.towers[seat], ui.prevFloors[seat] ?? v.towers[seat].length, v.options.win_floors),
+    shownHand(v, seat, me),
     me !== null && seat !== me && away && !v.over && !ui.replay
       ? h("button", { class: "fill-bot", "data-bot-seat": seat, disabled: ui.handoverLeft(seat) > 0, onclick: () => ui.handToBot(seat) }, t("give_to_bot")) : null);
 }
