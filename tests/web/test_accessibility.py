@@ -67,11 +67,15 @@ def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, sch
     )
     assert unnamed == 0
     assert page.locator("#hand .card").count() >= 4 and page.locator(".floor").count() == 1
-    bots = post(server_url, "/api/games", {"seats": [{"kind": "bot", "level": "random"}] * 2})
-    for _ in range(600):
-        if get(server_url, f"/api/games/{bots['game_id']}/state")["status"] == "over":
-            break
-        time.sleep(0.05)
+    bots = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}},
+    )
+    deadline = time.monotonic() + 180  # (a busy machine: bots take their time)
+    while get(server_url, f"/api/games/{bots['game_id']}/state")["status"] != "over":
+        assert time.monotonic() < deadline, "the bots' game did not end"
+        time.sleep(0.1)
     page.goto(f"{server_url}/r/{bots['game_id']}")
     page.wait_for_selector("#replay-stage #status")
     page.click("#replay-last")
