@@ -159,8 +159,10 @@ def _check_log(page: Page, server_url: str, game_id: str) -> list[dict[str, Any]
     """The page holds its seat's every event (pushes bring only the new ones) and logs each."""
     token = page.evaluate(f"localStorage.getItem('gotown.token.{game_id}')")
     events: list[dict[str, Any]] = _seat_state(server_url, game_id, token)["view"]["events"]
-    assert page.evaluate("table.state.view.events") == events
-    lines = page.evaluate("(events) => eventLines(events, table.state).map((l) => l.text)", events)
+    assert page.evaluate("gotown.table().state.view.events") == events
+    lines = page.evaluate(
+        "(events) => gotown.eventLines(events, gotown.table().state).map((l) => l.text)", events
+    )
     assert page.locator("#log li").all_text_contents() == lines
     return events
 
@@ -180,16 +182,31 @@ def _phone_home(browser: Browser, server_url: str) -> tuple[Any, Page, list[str]
     return context, page, errors
 
 
+def _custom_form(page: Page) -> None:
+    """Unfold the home page's full form (under "Play now" and "Play with friends")."""
+    page.wait_for_selector("#custom-game")
+    if page.get_attribute("#custom-game", "open") is None:
+        page.click("#custom-game > summary")
+
+
 def _fill_create_form(page: Page, name: str, *seats: str) -> None:
     """Fill the home page's form: the creator's name, then one entry per other seat, in order:
     ``"human"``, ``"bot"`` (the default level) or ``"bot:LEVEL"``."""
     page.fill("#name", name)
+    _custom_form(page)
     page.select_option("#players", str(len(seats) + 1))
     for seat, entry in enumerate(seats, start=1):
         kind, _, level = entry.partition(":")
         page.select_option(f"#seat-kind-{seat}", kind)
         if level:
             page.select_option(f"#seat-level-{seat}", level)
+
+
+def _open_drawer(page: Page) -> None:
+    """Open the table's drawer (the log, the game's options, the settings): folded on a
+    phone."""
+    if page.get_attribute("#log-drawer", "open") is None:
+        page.click("#log-drawer > summary")
 
 
 def _more_options(page: Page) -> None:
@@ -306,13 +323,14 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     # A state that starts after the events the page holds (a gap) makes it ask for them all.
     anna.evaluate(
         """(events) => {
+          const table = gotown.table();
           table.state.view.events = events.slice(0, 3);
           const view = { ...table.state.view, events: events.slice(10) };
           table.update({ ...table.state, events_from: 10, view });
         }""",
         events,
     )
-    anna.wait_for_function(f"table.state.view.events.length === {len(events)}")
+    anna.wait_for_function(f"gotown.table().state.view.events.length === {len(events)}")
     _check_log(anna, server_url, game_id)
     anna.click("#discard summary")
     anna.wait_for_selector("#discard[open] .row")
@@ -343,6 +361,8 @@ def test_two_browsers_and_a_bot_play_a_game_to_the_end(browser: Browser, server_
     assert anna.text_content("#replay-step") != first
     anna.click("#replay-last")
     anna.wait_for_selector("#replay-stage #winner")
+    # The replay's last step says who won; rematch and replay belong to the table, not here.
+    assert anna.locator("#replay-stage #rematch, #replay-stage #replay-link").count() == 0
     _shot(anna, "09-replay")
 
     # Rematch: Anna starts it, Bob joins it from his finished table; both land at a new table.
@@ -477,7 +497,7 @@ def test_the_first_language_the_reader_prefers_that_the_page_speaks(
     assert page.text_content("a.skip") == polish["skip_to_content"]
     assert page.get_attribute("a.brand", "aria-label") == polish["home"]
     # Counted messages take the language's plural form: 1 karta, 3 karty, 5 kart, 22 karty.
-    said = page.evaluate("[1, 3, 5, 22, 12].map((count) => t('log_reshuffle', {count}))")
+    said = page.evaluate("[1, 3, 5, 22, 12].map((count) => gotown.t('log_reshuffle', {count}))")
     forms = ["one", "few", "many", "few", "many"]
     assert said == [
         polish[f"log_reshuffle#{form}"].replace("{count}", str(n))
@@ -486,7 +506,7 @@ def test_the_first_language_the_reader_prefers_that_the_page_speaks(
     assert "(3 karty)" in said[1] and "(5 kart)" in said[2]
     page.select_option("#lang", "en")
     page.wait_for_function("document.documentElement.lang === 'en'")
-    assert page.evaluate("[1, 2].map((count) => t('log_reshuffle', {count}))") == [
+    assert page.evaluate("[1, 2].map((count) => gotown.t('log_reshuffle', {count}))") == [
         "The discard pile (1 card) was shuffled into a new draw pile.",
         "The discard pile (2 cards) was shuffled into a new draw pile.",
     ]
@@ -503,6 +523,7 @@ def test_the_home_form_keeps_what_was_chosen_when_the_language_changes(
     page.goto(server_url + "/")
     page.wait_for_selector("#create-form")
     page.fill("#name", "Zoë")
+    _custom_form(page)
     page.select_option("#players", "4")
     for seat, level in ((1, "hard"), (2, "expert"), (3, "easy")):
         page.select_option(f"#seat-kind-{seat}", "bot")
@@ -612,20 +633,28 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
         f"document.querySelector('#announce').textContent.endsWith({json.dumps(en['your_turn'])})",
         timeout=15000,
     )
-    # On the phone the log is far below; the last thing another seat did stands under the
-    # status (not the player's own draw at the start of the turn).
+    # On the phone the log is in a drawer; what just happened stands under the status: the
+    # last turns' moves, the last one last, without the draws (the player's own at the start
+    # of the turn, nor the bot's refill) that used to hide the bot's move.
     own = en["log_draw_you"].split("{card}")[0]
+    bot_name = "Bot 2 (" + en["level_random"] + ")"
+    drawn = [en["log_draw"].format(actor=bot_name)]
+    drawn += [en["log_draw_n"].format(actor=bot_name, count=n) for n in range(2, 9)]
     last = page.eval_on_selector_all(
         "#log li:not(.turn)",
         "items => items.map((i) => i.textContent)"
-        f".filter((x) => !x.startsWith({json.dumps(own)})).pop()",
+        f".filter((x) => !x.startsWith({json.dumps(own)}) && !{json.dumps(drawn)}.includes(x))"
+        ".pop()",
     )
     assert not last.startswith(own)
-    assert page.text_content("#last-move") == last and page.is_visible("#last-move")
+    strip = page.locator("#last-move li").all_text_contents()
+    assert strip and strip[-1] == last and page.is_visible("#last-move"), (strip, last)
+    assert not any(x.startswith(own) or x in drawn for x in strip), strip
+    assert en["log_end-turn"].format(actor=bot_name) in strip or len(strip) == 3, strip
     # A move aimed at the player is said by its notice (an alert), not twice; the end of
     # the game and an extra turn are said, other turn headers not.
     heard = page.evaluate(
-        """() => { table.heard = 0; table.heardStatus = "same";
+        """() => { const table = gotown.table(); table.heard = 0; table.heardStatus = "same";
           table.announce([{ text: "aimed", aimed: true }, { text: "plain" },
             { cls: "turn", text: "header" }, { cls: "turn", say: true, text: "won" }], "same");
           return document.getElementById("announce").textContent; }"""
@@ -638,17 +667,17 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
         ({"dogs_per_floor": "unlimited"}, "use_dog_unlimited"),
         ({"dog_placement": "any", "dogs_per_floor": "unlimited"}, "use_dog_any_unlimited"),
     ):
-        said = page.evaluate(f"useText('dog', {json.dumps(options)})")
+        said = page.evaluate(f"gotown.useText('dog', {json.dumps(options)})")
         assert said == en["card_use"].format(card=en["card_dog"], use=en[key]), options
-    said = page.evaluate("useText('bone', {bone_targets: 'any'})")
+    said = page.evaluate("gotown.useText('bone', {bone_targets: 'any'})")
     assert said == en["card_use"].format(card=en["card_bone"], use=en["use_bone_any"])
     # Another seat's draws in a row read as one line; the viewer's own, one line a card.
     said = page.evaluate(
-        """() => eventLines([
+        """() => gotown.eventLines([
             {type: "draw", seat: 1, card: null}, {type: "draw", seat: 1, card: null},
             {type: "draw", seat: 0, card: "5"}, {type: "draw", seat: 0, card: "dog"},
             {type: "draw", seat: 1, card: null}],
-          {seat: 0, lobby: table.state.lobby}).map((l) => l.text)"""
+          {seat: 0, lobby: gotown.table().state.lobby}).map((l) => l.text)"""
     )
     bot = "Bot 2 (" + en["level_random"] + ")"
     assert said == [
@@ -760,6 +789,7 @@ def _height(page: Page, selector: str) -> float:
 MEASURE_CARDS = """() => {
   const codes = ["1", "2", "3", "4", "5", "6", "7", "8", "?", "dog", "bone", "thief",
     "super-thief", "jackhammer", "wrecking-ball", "milkshake", "donut-truck"];
+  const { h, cardEl } = gotown;
   const hand = h("div", { class: "hand", id: "hand" }, ...codes.map((c) => cardEl(c)));
   document.querySelector("#app").replaceChildren(
     h("section", { class: "panel", id: "hand-panel" }, hand));
@@ -825,10 +855,10 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
 
     # The rules refuse this move whatever the deal (at the first turn seat 1 has no floor to
     # hammer, R14): the server explains in English, the page in Polish only.
-    assert page.evaluate("table.state.view.towers[1].length") == 0
+    assert page.evaluate("gotown.table().state.view.towers[1].length") == 0
     server: list[str] = []
     page.on("console", lambda m: server.append(m.text) if m.type == "info" else None)
-    page.evaluate("table.act({ type: 'jackhammer', target: 1 })")
+    page.evaluate("gotown.table().act({ type: 'jackhammer', target: 1 })")
     page.wait_for_selector("#toast:not([hidden])")
     shown = page.text_content("#toast") or ""
     assert re.fullmatch(re.escape(pl["err_illegal-action"]) + r"( \(R\d+\w*\))?", shown), shown
@@ -839,7 +869,8 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
     assert box is not None
     assert box["x"] >= 15 and box["x"] + box["width"] <= PHONE["width"] - 15, box
     page.evaluate(
-        "toast(errorText({ code: 'stale-version', message: 'this action was made on version 3' }))"
+        "gotown.toast(gotown.errorText("
+        "{ code: 'stale-version', message: 'this action was made on version 3' }))"
     )
     box = page.locator("#toast").bounding_box()
     assert box is not None and box["width"] >= PHONE["width"] - 40, box  # a long one: all across
@@ -853,6 +884,7 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
     # A milkshake for Ola (seat 0) from the bot: a notice, not only a line in the log.
     page.evaluate(
         """() => {
+        const table = gotown.table();
         const st = structuredClone(table.state);
         st.version += 1;
         st.view.events.push({ type: "action", seat: 1, action: { type: "milkshake", target: 0 } });
@@ -867,6 +899,7 @@ def test_errors_and_notices_speak_only_the_reader_s_language(
     page.goto(server_url + "/")
     page.wait_for_selector("#create-title")
     page.fill("#name", "   ")
+    _custom_form(page)
     page.click("#create-btn")
     assert page.evaluate("document.querySelector('#name').validationMessage") == pl["name_required"]
     assert urllib.parse.urlparse(page.url).path == "/"
@@ -955,7 +988,8 @@ def test_long_names_stay_in_their_seat_box(browser: Browser, server_url: str) ->
     _create_in_page(page, long, "bot")
     page.wait_for_selector("#status")
     head = page.evaluate(
-        """() => [...document.querySelectorAll('.seatbox')].map((box) => {
+        """() => [...document.querySelectorAll('.seatbox')]
+          .sort((x, y) => x.dataset.seat - y.dataset.seat).map((box) => {
           const name = box.querySelector('.seathead > span');
           const b = box.getBoundingClientRect(), n = name.getBoundingClientRect();
           const titled = box.querySelector('.seathead [title]');
@@ -978,6 +1012,7 @@ def test_a_game_without_a_chosen_limit_counts_no_turns_towards_one(
     _create_in_page(page, "Nia", "bot:random", first_player="0")
     page.wait_for_selector("#turn")
     assert page.text_content("#turn") == en["turn_n"].format(n=1)
+    _open_drawer(page)
     page.click("#game-options summary")
     options = page.inner_text("#game-options")
     assert f"{en['opt_turn_limit']}\n{en['opt_turn_limit_none']}" in options, options
@@ -1010,6 +1045,7 @@ def test_a_game_ended_by_its_turn_limit_says_so(browser: Browser, server_url: st
     assert en["log_end_turn_limit"] in (page.text_content("#announce") or "")
     body = page.text_content("#app") or ""
     assert body.count(en["over_nowinner"]) == 0 and body.count(en["over_turn_limit"]) == 1
+    _open_drawer(page)
     page.click("#game-options summary")
     options = page.text_content("#game-options") or ""
     assert en["opt_turn_limit"] in options and en["opt_first_player"] in options
@@ -1109,7 +1145,7 @@ def test_turns_of_nothing_but_their_end_say_the_game_may_be_stuck(
     for _ in range(20):  # hands of 5 and 6 are full after three draws each
         state = _public_state(server_url, game_id)
         still = View.from_json(state["view"]).frozen_turns
-        legal = page.evaluate("table.state.legal.map((a) => a.type)")
+        legal = page.evaluate("gotown.table().state.legal.map((a) => a.type)")
         visible = page.locator("#stuck-notice").count() == 1
         assert visible == (still >= 4 and set(legal) <= {"end-turn"}), (still, legal)
         if visible:

@@ -58,7 +58,7 @@ def _plural_form(lang: str, n: int) -> str:
 
 def test_counted_messages_have_a_form_for_every_count() -> None:
     """A message with a {count} reads right for every count: "1 card", "3 karty" (Czech and
-    Polish have several plural forms). app.js's t() picks "key#form", the plain key being the
+    Polish have several plural forms). i18n.js's t() picks "key#form", the plain key being the
     "other" form (and Polish's "many" given as well, its form of most whole numbers)."""
     english = _strings("en")
     counted = [key for key, text in english.items() if "{count}" in text and "#" not in key]
@@ -76,7 +76,7 @@ def test_counted_messages_have_a_form_for_every_count() -> None:
 
 
 def test_every_literal_key_used_by_the_page_exists() -> None:
-    script = (STATIC / "app.js").read_text("utf-8")
+    script = "\n".join(p.read_text("utf-8") for p in (STATIC / "js").rglob("*.js"))
     used = set(re.findall(r'\bt\("([a-z_?-]+)"\s*[,)]', script))
     english = _strings("en")
     assert used and used <= set(english), sorted(used - set(english))
@@ -153,7 +153,7 @@ def test_every_error_the_server_sends_has_words_in_every_language() -> None:
 def test_pages_and_rules_are_served(client: TestClient) -> None:
     for path in ("/", "/j/abc", "/g/abc", "/w/abc", "/r/abc"):
         r = client.get(path)
-        assert r.status_code == 200 and "app.js" in r.text
+        assert r.status_code == 200 and '<script type="module" src="/static/js/main.js">' in r.text
     bodies = set()
     for lang in LANGUAGES:
         r = client.get(f"/rules/{lang}")
@@ -263,3 +263,49 @@ def test_the_app_factory_reads_the_environment(
     with TestClient(app) as client:
         assert client.get("/healthz").json() == {"ok": True}
     assert (tmp_path / "env.sqlite3").exists()
+
+
+PAGES = [STATIC / "index.html", *sorted((STATIC / "rules").glob("*.html"))]
+MODULES = sorted((STATIC / "js").rglob("*.js"))
+
+
+def test_no_inline_script_style_or_handler() -> None:
+    """A Content-Security-Policy without 'unsafe-inline' will hold: scripts come from files,
+    no markup has a style attribute or an on... handler, and the modules set no style
+    attribute either (setting element.style from script is allowed by such a policy)."""
+    for page in PAGES:
+        html = page.read_text("utf-8")
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), page.name
+        assert not re.search(r"\sstyle=|\son[a-z]+=", html), page.name
+    for module in MODULES:
+        script = module.read_text("utf-8")
+        assert not re.search(r"""["']?\bstyle["']?\s*:""", script), module.name
+        assert "innerHTML" not in script and 'setAttribute("style"' not in script, module.name
+
+
+def test_the_page_is_small_modules_loaded_at_once() -> None:
+    """No module over ~400 lines; index.html preloads every module the table needs (so that
+    they load together, not one import level after the other), which are all there are but
+    the rules page's and the QR encoder (loaded when asked for)."""
+    for module in MODULES:
+        assert len(module.read_text("utf-8").splitlines()) <= 400, module.name
+    html = (STATIC / "index.html").read_text("utf-8")
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/(js/[\w/.-]+)">', html))
+    expected = {str(m.relative_to(STATIC)) for m in MODULES} - {"js/rules.js", "js/qr.js"}
+    assert preloaded == expected
+
+
+def test_the_app_installs_on_a_phone(client: TestClient) -> None:
+    """A web app manifest with icons that are served (an SVG, and PNGs of 192 and 512 px)."""
+    assert 'rel="manifest" href="/static/manifest.webmanifest"' in client.get("/").text
+    manifest = client.get("/static/manifest.webmanifest").json()
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    sizes = set()
+    for icon in manifest["icons"]:
+        r = client.get(icon["src"])
+        assert r.status_code == 200 and len(r.content) > 200, icon
+        if icon["type"] == "image/png":
+            width = int.from_bytes(r.content[16:20], "big")  # the PNG header's width
+            assert icon["sizes"] == f"{width}x{width}", icon
+            sizes.add(width)
+    assert sizes == {192, 512}

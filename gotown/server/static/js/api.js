@@ -1,0 +1,103 @@
+/* The HTTP and WebSocket client of the GoTown API (JSON on the wire). No DOM here. */
+
+/* One request; resolves to the JSON body (null for 204), rejects with the API's error object
+   ({code, message, rule?}), or {code: "network"} when the server cannot be reached. */
+export async function api(method, path, body, token) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["X-Seat-Token"] = token;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw { code: "network" };
+  }
+  if (res.status === 204) return null;
+  let data = null;
+  try { data = await res.json(); } catch (e) { /* not JSON */ }
+  if (!res.ok) throw (data && data.error) || { code: "http-" + res.status, message: res.statusText };
+  return data;
+}
+
+/* A seat's secret token per game, kept on this device. */
+export const tokens = {
+  get(gameId) { try { return localStorage.getItem("gotown.token." + gameId); } catch (e) { return null; } },
+  set(gameId, token) { try { localStorage.setItem("gotown.token." + gameId, token); } catch (e) { /* private mode */ } },
+};
+
+/* A seat's own link, to continue on another device (as the API's play_url). */
+export const seatUrl = (gameId, token) => location.origin + "/g/" + gameId + "#t=" + token;
+
+/* The server's facts the page offers (/api/meta): bot levels and the R23 options. */
+export async function loadMeta() {
+  const meta = {
+    levels: ["random", "easy", "medium", "hard", "expert"],
+    options: {
+      dog_placement: ["own", "any"], dogs_per_floor: [1, "unlimited"], bone_targets: ["opponents", "any"],
+      milkshake_stacking: ["forbid", "merge", "stack"], milkshake_blocks_refill: [true, false],
+    },
+    turnLimitMax: 10000,
+    /* The turn limit the server gives a game with people created without one: a game with it
+       had no limit chosen, and the page does not count turns towards it. */
+    turnLimitNone: 10000,
+  };
+  try {
+    const got = await api("GET", "/api/meta");
+    meta.levels = got.bot_levels;
+    const choices = {};
+    for (const [key, o] of Object.entries(got.options || {})) {
+      if (Array.isArray(o.choices) && key !== "win_floors" && key !== "first_player") choices[key] = o.choices;
+    }
+    if (Object.keys(choices).length) meta.options = choices;
+    const limit = got.options && got.options.turn_limit;
+    if (limit && Number.isInteger(limit.maximum)) meta.turnLimitMax = limit.maximum;
+    if (limit && Number.isInteger(limit.people_default)) meta.turnLimitNone = limit.people_default;
+  } catch (e) { /* keep the defaults */ }
+  return Object.freeze(meta);
+}
+
+/* The game's socket: sends the seat's token first (and `events_from` to resume), hands each
+   state and error to the callbacks, and reconnects with a growing delay after a lost
+   connection. `heldEvents()` says how many events the caller holds. */
+export class GameSocket {
+  constructor(gameId, token, { onState, onError, onLost, heldEvents }) {
+    Object.assign(this, { gameId, token, onState, onError, onLost, heldEvents });
+    this.retry = 0;
+    this.closed = false;
+    this.noResume = false;
+    this.connect();
+  }
+  connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId);
+    this.ws = ws;
+    let resumed = false;
+    ws.onopen = () => {
+      performance.mark("gotown:socket-open");  // (for benchmarks/page_speed.py)
+      this.retry = 0;
+      // Back after a lost connection: only the events the page does not hold yet.
+      const held = this.heldEvents();
+      resumed = held > 0 && !this.noResume;
+      ws.send(JSON.stringify(resumed ? { token: this.token, events_from: held } : { token: this.token }));
+    };
+    ws.onmessage = (msg) => {
+      const data = JSON.parse(msg.data);
+      if (data.type === "state" && !performance.getEntriesByName("gotown:first-state").length) performance.mark("gotown:first-state");
+      if (data.type === "state") this.onState(data.state);
+      else if (data.type === "error") this.onError(data.error);
+    };
+    ws.onclose = (ev) => {
+      if (this.closed || this.ws !== ws) return;
+      // A resume the server refused (it never should): connect again for every event.
+      if (ev.code === 4422 && resumed) { this.noResume = true; this.connect(); return; }
+      if (ev.code >= 4400 && ev.code < 4500) return;
+      const delay = Math.min(8000, 500 * 2 ** this.retry++);
+      this.onLost();
+      setTimeout(() => { if (!this.closed && this.ws === ws) this.connect(); }, delay);
+    };
+  }
+  close() {
+    this.closed = true;
+    if (this.ws) { try { this.ws.close(); } catch (e) { /* ignore */ } this.ws = null; }
+  }
+}

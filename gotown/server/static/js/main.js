@@ -1,0 +1,57 @@
+/* GoTown's web table: ES modules, no build step. Every piece of game data shown comes from the
+   server's per-seat view. This module routes the address to a page and starts the page. */
+import { $, h } from "./dom.js";
+import { chooseLang, errorText, initialLang, loadLang, t } from "./i18n.js";
+import { loadMeta } from "./api.js";
+import { clearNotices, toast } from "./notices.js";
+import { eventLines } from "./words.js";
+import { cardEl, useText } from "./cards.js";
+import { renderHome } from "./pages/home.js";
+import { renderJoin } from "./pages/join.js";
+import { renderReplay } from "./pages/replay.js";
+import { Table } from "./pages/table.js";
+
+function parseRoute() {
+  const p = location.pathname.split("/").filter(Boolean);
+  const pages = { j: "join", g: "table", w: "watch", r: "replay" };
+  return pages[p[0]] && p[1] ? { name: pages[p[0]], id: p[1] } : { name: "home", id: null };
+}
+
+/* The running page: the meta, the open table (if any) and the home form's draft live here,
+   in one object made once at start. */
+function start(meta) {
+  const app = $("#app");
+  const ctx = { meta, drafts: {}, table: null };
+  ctx.navigate = (path, replace = false) => {
+    if (replace) history.replaceState({}, "", path); else history.pushState({}, "", path);
+    render();
+  };
+  ctx.refresh = () => render();
+  function render() {
+    const route = parseRoute();
+    if (ctx.table) { ctx.table.close(); ctx.table = null; }
+    clearNotices();
+    app.replaceChildren();
+    if (route.name === "home") renderHome(app, ctx);
+    else if (route.name === "join") renderJoin(app, route.id, ctx);
+    else if (route.name === "replay") renderReplay(app, route.id, ctx);
+    else ctx.table = new Table(app, route.id, route.name === "watch", ctx);
+  }
+  window.addEventListener("popstate", render);
+  $("#lang").addEventListener("change", async (ev) => {
+    await chooseLang(ev.target.value);
+    if (ctx.table && ctx.table.state) ctx.table.draw(); else render();
+  });
+  /* The browser tests' one hook (read-only): the open table and the functions they check
+     directly. Nothing of the page reads it. */
+  Object.defineProperty(window, "gotown", {
+    value: Object.freeze({ table: () => ctx.table, t, h, cardEl, eventLines, useText, toast, errorText }),
+  });
+  render();
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  $("#toast").addEventListener("click", clearNotices);
+  const [meta] = await Promise.all([loadMeta(), loadLang(initialLang())]);
+  start(meta);
+});

@@ -1,0 +1,246 @@
+/* The table drawn from one seat's state: the strip (whose turn, what just happened), the
+   towers (opponents across the top, yours large), the piles, your hand with what it can do,
+   and the drawer (log, options, settings). `ui` is the table page (or the replay) that owns
+   the state and answers the gestures. */
+import { h } from "../dom.js";
+import { errorText, t } from "../i18n.js";
+import { api, seatUrl, tokens } from "../api.js";
+import { backCard, cardClass, cardEl, isNumber, miniCard, useText } from "../cards.js";
+import { copyText, toast } from "../notices.js";
+import { seatBox } from "../towers.js";
+import { markTargets } from "../targets.js";
+import { buttonText, contains, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf } from "../words.js";
+import { settingsPanel } from "../settings.js";
+
+/* The lines of what just happened: the moves of the last turns (not the draws, unless
+   nothing else happened), newest last, at most three. */
+function recentLines(lines) {
+  const moves = [];
+  let headers = 0;
+  for (let i = lines.length - 1; i >= 0 && moves.length < 3; i--) {
+    const l = lines[i];
+    if (l.cls === "turn") { if (++headers === 2 && moves.length) break; continue; }
+    if (!l.own && !l.draw) moves.unshift(l);
+  }
+  if (moves.length) return moves;
+  const last = [...lines].reverse().find((l) => l.cls !== "turn" && !l.own);
+  return last ? [last] : [];
+}
+
+export function drawGame(app, st, ui) {
+  const v = st.view, lobby = st.lobby, me = st.seat;
+  // A replay shows a past turn: it is nobody's to play now, the viewer's included.
+  const mine = v.active === me && !v.over && !ui.replay;
+  // (Not a live region itself: the table is rebuilt at every change, and a region that is
+  // replaced is not reliably read out. #announce, which stays, says what changed.)
+  const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status" },
+    v.over ? t("game_over") : mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) }));
+  const lines = eventLines(v.events, st);
+  const recent = v.over ? [] : recentLines(lines);
+  const strip = h("div", { class: "strip", id: "strip" }, status,
+    recent.length ? h("ul", { class: "lastmove", id: "last-move" }, ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text))) : null);
+  const board = h("section", { class: "board", "aria-label": t("table") });
+  const side = h("aside", { class: "side", "aria-label": t("log") });
+  board.append(strip);
+  if (ui.spectator && !v.over) board.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
+  if (v.over) board.append(endPanel(st, ui));
+  if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
+    board.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + ui.gameId + "/reclaim", {}, ui.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
+  }
+  // Two whole rounds of nothing but ended turns: say that a game can get stuck for good (the
+  // page cannot tell whether it is: that depends on hands it does not see). Not to a player
+  // who can play now: for them the game is plainly not stuck.
+  const still = v.over ? 0 : st.frozen_turns || 0; // the engine's count (View.frozen_turns)
+  const canPlay = (st.legal || []).some((a) => a.type !== "end-turn");
+  if (still >= 2 * v.players && !canPlay) board.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
+  // Opponents across the top, in play order from the viewer's left; the viewer's own tower large.
+  const order = Array.from({ length: v.players }, (_, k) => (k + (me ?? -1) + 1) % v.players).filter((x) => x !== me);
+  // (On a laptop, a table seen from the viewer's seat: the next player on the left, the piles
+  // in the middle; style.css places them.)
+  const towers = h("div", { class: "towers seats-" + v.players + (me === null ? " watching" : ""), id: "towers" },
+    h("div", { class: "others" }, ...order.map((x) => seatBox(x, st, ui))),
+    pilesEl(v, ui),
+    me !== null ? h("div", { class: "mine" }, seatBox(me, st, ui)) : null);
+  board.append(towers);
+  if (me !== null) board.append(handPanel(st, ui));
+  if (me !== null && !v.over && !ui.replay && !ui.spectator) board.append(ui.chancesPanel(st));
+  const log = logEl(lines, ui);
+  if (!ui.replay) ui.announce(lines, status.textContent);
+  const options = optionsSummary(v.options, lobby, ui.meta);
+  options.open = Boolean(ui.optionsOpen);
+  options.addEventListener("toggle", () => { ui.optionsOpen = options.open; });
+  const drawer = h("details", { class: "drawer panel", id: "log-drawer", open: ui.drawerOpen !== false },
+    h("summary", {}, t("log")), log, options, ui.replay ? null : settingsPanel(),
+    ui.replay || me === null || v.over ? null : seatLinkEl(ui),
+    h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
+  drawer.addEventListener("toggle", () => { ui.drawerOpen = drawer.open; });
+  side.append(drawer);
+  app.append(h("div", { class: "table" + (me === null ? " watching" : "") }, board, side));
+  const keep = ui.logKeep;
+  log.scrollTop = keep && !keep.atEnd ? keep.top : log.scrollHeight;
+  if (mine) markTargets(app, st, ui);
+}
+
+/* The log. Most updates only add lines: the list drawn before is kept and the new lines
+   appended (a long game's log is most of the table's work to draw); when an earlier line
+   changed (a language, another seat's draws joined into one line), it is drawn anew. */
+function logEl(lines, ui) {
+  const keys = lines.map((l) => (l.cls || "") + "|" + l.text);
+  const old = ui.logCache;
+  const item = (l) => h("li", { class: l.cls || "" }, l.text);
+  let log;
+  if (old && old.keys.length <= keys.length && old.keys.every((k, i) => k === keys[i])) {
+    log = old.el;
+    log.append(...lines.slice(old.keys.length).map(item));
+  } else {
+    // (Focusable: a scrolling region must be reachable by keyboard.)
+    log = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") }, ...lines.map(item));
+  }
+  ui.logCache = { keys, el: log };
+  return log;
+}
+
+function pilesEl(v, ui) {
+  // The pile's cards are drawn when it is opened (it stays open across redraws).
+  const row = () => h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")]));
+  const discard = h("details", { id: "discard", open: Boolean(ui.discardOpen) }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
+    ui.discardOpen ? row() : null);
+  discard.addEventListener("toggle", () => {
+    ui.discardOpen = discard.open;
+    if (discard.open && !discard.querySelector(".row")) discard.append(row());
+  });
+  const top = v.discard.length ? miniCard(v.discard[v.discard.length - 1], "?") : null;
+  if (top) top.setAttribute("aria-hidden", "true");
+  return h("div", { class: "pile" },
+    h("span", { id: "turn", class: "turn-count" }, turnText(v, ui.meta)),
+    h("span", { class: "drawpile", id: "draw-pile" }, backCard({ "aria-hidden": "true" }), h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size)),
+    h("span", { class: "discardpile", id: "discard-pile" }, top, discard));
+}
+
+/* This seat's own link (to continue on another device): private, like a key. Its QR code is
+   drawn when asked for (the encoder loads then, not with the table). */
+function seatLinkEl(ui) {
+  const url = seatUrl(ui.gameId, ui.token);
+  const code = h("code", { id: "seat-url" }, url);
+  const qrBox = h("div", { class: "qr-box" });
+  const box = h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
+    h("p", { class: "warn" }, t("seat_link_private")), qrBox, h("p", {}, code),
+    h("button", { type: "button", id: "copy-seat", onclick: () => copyText(url, code) }, t("copy")));
+  box.addEventListener("toggle", () => {
+    if (box.open && !qrBox.firstChild) import("../qr.js").then(({ qrSvg }) => qrBox.replaceChildren(qrSvg(url, t("seat_qr_alt"), "seat-qr")));
+  });
+  return box;
+}
+
+export function handPanel(st, ui) {
+  const v = st.view, legal = st.legal, hand = v.hand || [];
+  const panel = h("section", { class: "panel", id: "hand-panel", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title" }, t("your_hand")));
+  const usable = new Set(legal.flatMap(usesOf));
+  const sel = ui.selected.map((i) => hand[i]);
+  // One number selected: the cards that make nine with it are shown with it (R5).
+  const partners = sel.length === 1 && (isNumber(sel[0]) || sel[0] === "?")
+    ? new Set(legal.filter((a) => a.type === "build" && contains(a.cards, sel)).flatMap((a) => { const rest = [...a.cards]; rest.splice(rest.indexOf(sel[0]), 1); return rest; }))
+    : new Set();
+  const handEl = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("your_hand") });
+  hand.forEach((code, i) => {
+    const pressed = ui.selected.includes(i);
+    const playable = legal.length > 0 && usable.has(code);
+    const dim = legal.length > 0 && !playable;
+    // A greyed card can still be tapped (or reached with the keyboard): it says what it
+    // does, so that the player learns why it cannot be played now.
+    const use = () => (playable ? ui.toggle(i) : toast(useText(code, v.options), true));
+    handEl.append(cardEl(code, {
+      // (Its title: what it does, with its rule, on hover.)
+      role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code, "data-index": i, title: useText(code, v.options),
+      "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
+      draggable: playable ? "true" : null,
+      class: "card " + cardClass(code) + (isNumber(code) || code === "?" ? "" : " special") + (dim ? " dim" : "") + (!pressed && partners.has(code) ? " pair" : ""),
+      onclick: () => legal.length > 0 && use(),
+      onkeydown: (ev) => { if (legal.length > 0 && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); use(); } },
+      ondragstart: (ev) => ui.dragStart(ev, i),
+    }));
+  });
+  if (!hand.length) handEl.append(h("span", { class: "help" }, t("empty_hand")));
+  panel.append(handEl);
+  if (v.over) return panel;
+  if (!legal.length) {
+    if (!ui.replay) panel.append(h("p", { class: "help" }, t("wait_turn")));
+    return panel;
+  }
+  const actions = h("div", { class: "actions", id: "actions" });
+  const matching = sel.length ? legal.filter((a) => a.type !== "end-turn" && contains(usesOf(a), sel)) : [];
+  const rank = { build: 0, steal: 1 };
+  matching.sort((a, b) => (rank[a.type] ?? 2) - (rank[b.type] ?? 2));
+  const hintKeys = new Set((ui.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
+  const suggested = matching.findIndex((a) => hintKeys.has(JSON.stringify(a)));
+  const main = suggested >= 0 ? suggested : 0;  // the suggested move, when it is one of them
+  // The main (filled) button is the first move the selected cards make; ending the turn,
+  // which cannot be taken back, is the main one only when nothing else can be done.
+  matching.forEach((a, k) => {
+    actions.append(h("button", { class: "act" + (k === main ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => ui.act(a) }, buttonText(a, st)));
+  });
+  const endTurn = legal.find((a) => a.type === "end-turn");
+  if (endTurn) actions.append(h("button", { class: "act" + (legal.length === 1 ? " primary" : "") + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => ui.act(endTurn) }, t("btn_end-turn")));
+  // Two numbers that are no floor: say the sum, and what a floor needs (R5).
+  const sum = sel.length === 2 && sel.every(isNumber) ? Number(sel[0]) + Number(sel[1]) : null;
+  const nothing = sum !== null && sum !== 9 ? t("no_floor_sum", { a: sel[0], b: sel[1], sum }) : t("no_action_for_selection");
+  panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : nothing) : t("select_cards")), actions);
+  const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => ui.hint() }, t("hint")));
+  if (ui.hints && ui.hints.length) {
+    const pct = Math.round(ui.hints[0].win_probability * 100);
+    hintRow.append(h("span", { id: "hint-text" }, t("hint_says", { action: buttonText(ui.hints[0].action, st) })));
+    // The chances of the suggested move (the chances panel's bar, when shown, is the
+    // position's): said apart, so that two bars do not read as one number twice.
+    panel.append(hintRow, h("div", { class: "field", id: "hint-chance" }, h("span", {}, t("hint_chance", { p: pct })), meter(pct, t("hint_chance", { p: pct }))));
+  } else panel.append(hintRow);
+  return panel;
+}
+
+/* A bar from 0 to 100 (its width set from script: no inline style in the markup). */
+export function meter(pct, label) {
+  const fill = h("div", {});
+  fill.style.width = pct + "%";
+  return h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": label }, fill);
+}
+
+function endPanel(st, ui) {
+  const lobby = st.lobby;
+  const box = h("div", { class: "winner" + (st.view.winner === null ? " nowinner" : ""), id: "winner" }, outcomeText(st.view, lobby, st.seat));
+  const row = h("div", { class: "row" });
+  if (ui.replay) return h("div", { class: "panel endpanel" }, box);
+  row.append(h("a", { href: "/r/" + ui.gameId, id: "replay-link", class: "button" }, t("replay")));
+  if (st.seat !== null) {
+    row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
+      // This browser joined the rematch already (another tab, or back from it): go there.
+      if (lobby.rematch_id && tokens.get(lobby.rematch_id)) { ui.navigate("/g/" + lobby.rematch_id); return; }
+      try {
+        const res = await api("POST", "/api/games/" + ui.gameId + "/rematch", {}, ui.token);
+        tokens.set(res.game_id, res.token);
+        ui.navigate("/g/" + res.game_id);
+      } catch (err) { toast(errorText(err)); }
+    } }, lobby.rematch_id ? t("join_rematch") : t("rematch")));
+  }
+  return h("div", { class: "panel endpanel" }, box, row);
+}
+
+export function drawLobby(app, st, ui) {
+  const lobby = st.lobby, mySeat = st.seat;
+  const seats = h("ul", { class: "seats-list", id: "lobby-seats" }, ...lobby.seats.map((x) => h("li", {}, seatLabel(lobby, x.seat),
+    !x.taken && mySeat !== null ? h("button", { class: "fill-bot", onclick: () => ui.handToBot(x.seat) }, t("give_to_bot")) : null)));
+  const code = lobby.invite_url ? lobby.invite_url.split("/j/").pop() : null;
+  app.append(h("section", { class: "panel" },
+    h("h1", {}, t("waiting_title")),
+    h("p", {}, t("waiting_help")),
+    !lobby.invite_url ? null : h("div", { class: "invite" },
+      h("img", { src: "/api/invitations/" + encodeURIComponent(code) + "/qr.svg", alt: t("qr_alt"), id: "qr" }),
+      h("div", {},
+        h("p", {}, h("strong", {}, t("invitation_link"))),
+        h("p", {}, h("code", { id: "invite-url" }, lobby.invite_url)),
+        h("div", { class: "row" },
+          h("button", { id: "copy-invite", type: "button", onclick: () => copyText(lobby.invite_url, document.getElementById("invite-url")) }, t("copy")),
+          navigator.share ? h("button", { id: "share-invite", type: "button", onclick: () => navigator.share({ title: "GoTown", text: t("share_text"), url: lobby.invite_url }).catch(() => { /* dismissed */ }) }, t("share")) : null),
+        h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
+        /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
+    h("h2", {}, t("seats")), seats, optionsSummary(lobby.options, lobby, ui.meta),
+    mySeat !== null ? seatLinkEl(ui) : null));
+}

@@ -1,0 +1,117 @@
+"""The web table's browser tests: a server in a thread, Debian's Chromium through Playwright,
+and the small helpers the tests share."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from gotown.server.config import Settings
+from gotown.server.main import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+LAPTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+STRINGS = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static" / "i18n"
+
+
+def strings(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((STRINGS / f"{lang}.json").read_text("utf-8"))
+    return data
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "gotown.sqlite3"
+    settings = Settings(
+        database_url=f"sqlite:///{db}",
+        bot_delay=0.05,
+        rate_limit_per_minute=0,
+        max_bots_only_tables=1000,
+        max_bots_only_tables_per_client=1000,
+        allow_seed=True,  # a test deals a known hand
+    )
+    port = _free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        time.sleep(0.01)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", pytrace=False)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def phone(browser: Browser, **extra: Any) -> BrowserContext:
+    return browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, **extra)
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def watch_errors(page: Page) -> list[str]:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def post(server_url: str, path: str, body: dict[str, Any], token: str | None = None) -> Any:
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["X-Seat-Token"] = token
+    request = urllib.request.Request(
+        server_url + path, data=json.dumps(body).encode(), headers=headers
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def get(server_url: str, path: str, token: str | None = None) -> Any:
+    request = urllib.request.Request(
+        server_url + path, headers={"X-Seat-Token": token} if token else {}
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def version(page: Page) -> int:
+    return int(page.evaluate("document.body.dataset.version || '-1'"))
+
+
+def wait_newer(page: Page, than: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.version || -1) > {than}")

@@ -1,0 +1,94 @@
+"""axe-core (through axe-playwright-python) finds no serious or critical violation on the
+home, table, replay and rules pages, in the light and the dark theme; every card and floor
+has an accessible name."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+
+from .fixtures import get, phone, post, shot, version, wait_newer
+
+pytestmark = pytest.mark.browser
+
+
+def _serious(page: Page) -> list[dict[str, Any]]:
+    results = Axe().run(page)
+    violations: list[dict[str, Any]] = results.response["violations"]
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"][:3]]}
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def _table(browser: Browser, server_url: str, scheme: str) -> tuple[Any, Page]:
+    """A phone at a table where a floor stands and a card is selected (its target glows)."""
+    created = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 34,
+         "options": {"first_player": 0}, "name": "Ada"},
+    )  # fmt: skip
+    code = created["invite_url"].rsplit("/", 1)[1]
+    post(
+        server_url, f"/api/games/{created['game_id']}/join", {"code": code, "name": "Bo", "seat": 1}
+    )
+    context = phone(browser, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(created["play_url"])
+    page.wait_for_selector("#status.mine")
+    page.locator('#hand .card[data-card="3"]').tap()
+    before = version(page)
+    page.locator(".glow").tap()
+    wait_newer(page, before)
+    page.locator('#hand .card[data-card="dog"]').tap()
+    page.wait_for_selector(".glow")
+    return context, page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, scheme: str) -> None:
+    context, page = _table(browser, server_url, scheme)
+    found = {"table": _serious(page)}
+    page.click("#log-drawer > summary")
+    page.click("#seat-link > summary")
+    page.wait_for_selector("#seat-qr")
+    found["table, drawer open"] = _serious(page)
+    shot(page, f"web-06-table-axe-{scheme}")
+    # Every card and floor has a name.
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('#hand .card, .floor')].filter((el) =>
+          !(el.getAttribute('aria-label') || el.querySelector('.sr-only')?.textContent)).length"""
+    )
+    assert unnamed == 0
+    assert page.locator("#hand .card").count() >= 4 and page.locator(".floor").count() == 1
+    bots = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "bot", "level": "random"}] * 2, "options": {"win_floors": 4}},
+    )
+    deadline = time.monotonic() + 180  # (a busy machine: bots take their time)
+    while get(server_url, f"/api/games/{bots['game_id']}/state")["status"] != "over":
+        assert time.monotonic() < deadline, "the bots' game did not end"
+        time.sleep(0.1)
+    page.goto(f"{server_url}/r/{bots['game_id']}")
+    page.wait_for_selector("#replay-stage #status")
+    page.click("#replay-last")
+    page.wait_for_selector("#replay-stage #winner")
+    found["replay"] = _serious(page)
+    page.goto(server_url + "/")
+    page.wait_for_selector("#create-title")
+    found["home"] = _serious(page)
+    page.click("#custom-game > summary")
+    page.click("#more-options > summary")
+    found["home, form open"] = _serious(page)
+    for lang in ("en", "pl"):
+        page.goto(f"{server_url}/rules/{lang}")
+        found[f"rules {lang}"] = _serious(page)
+    assert not any(found.values()), found
+    context.close()
