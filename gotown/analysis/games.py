@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gotown.bots import bot_from_spec, parse_bot_spec
+from gotown.bots.base import Bot
+from gotown.engine import Game, View
 
 from .tournament import bot_seed, deal
 
@@ -60,6 +62,85 @@ def margin(heights: Sequence[int], seat: int) -> float:
     return heights[seat] - sum(others) / len(others)
 
 
+def _turn_row(turn: int, seat: int, only_end: bool, hand: int | None) -> dict[str, Any]:
+    return {"turn": turn, "seat": seat, "milkshake": hand is None, "only_end": only_end,
+            "actions": 0, "hand": hand}  # fmt: skip
+
+
+@dataclass
+class _Watch:
+    """What :func:`observe_game` notes while the game is played."""
+
+    decisions: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
+    turns: dict[int, dict[str, Any]] = field(default_factory=dict)  # by turn
+    held: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, card) -> plays
+    plays: list[tuple[int, str, int, int]] = field(default_factory=list)  # seat, card, turn, n
+    deadlocked: bool = False
+
+    def play(self, game: Game, bots: Sequence[Bot]) -> None:
+        """Play to the end, the turn limit or a deadlock (R7b, R21: then every turn can only
+        end), noting each decision."""
+        checked = -1
+        while not game.is_over:
+            if game.turn != checked:
+                checked = game.turn
+                if game.is_deadlocked():
+                    self.deadlocked = True
+                    hand = len(game.view(game.active).hand or ())
+                    self.turns[game.turn] = _turn_row(game.turn, game.active, True, hand)
+                    return
+            self._decide(game, bots[game.active])
+
+    def _decide(self, game: Game, bot: Bot) -> None:
+        seat = game.active
+        view = game.view(seat)
+        legal = game.legal_actions()
+        row = self.turns.get(game.turn)
+        if row is None:
+            only_end = all(a.type == "end-turn" for a in legal)
+            row = self.turns[game.turn] = _turn_row(game.turn, seat, only_end, len(view.hand or ()))
+        for card in view.hand or ():
+            if card in SPECIAL_CARDS:
+                self.held.setdefault((seat, card), 0)
+        action = bot.choose(view, legal)
+        if action.type != "end-turn":
+            row["actions"] += 1
+        if action.type in SPECIAL_CARDS:
+            self.held[(seat, action.type)] = self.held.get((seat, action.type), 0) + 1
+            self.plays.append((seat, action.type, game.turn, len(self.decisions)))
+        self.decisions.append((game.turn, seat, tuple(len(tower) for tower in view.towers)))
+        game.apply(action)
+
+    def read_skipped_turns(self, public: View) -> set[int]:
+        """Note the milkshake turns (they hold no decision); the turns that were extra."""
+        turn_of_event = 0
+        extra: set[int] = set()
+        for event in public.events:
+            if event.type == "turn" and event.turn is not None:
+                turn_of_event = event.turn
+                if event.extra:
+                    extra.add(event.turn)
+            elif event.type == "milkshake-turn" and event.seat is not None:
+                self.turns[turn_of_event] = _turn_row(turn_of_event, event.seat, False, None)
+        return extra
+
+    def values(self, final: tuple[int, ...]) -> list[tuple[int, str, int, float]]:
+        """Each special card played, with its value (see :func:`observe_game`)."""
+        owners = sorted((t, row["seat"]) for t, row in self.turns.items())
+        out = []
+        for seat, card, turn, number in self.plays:
+            before = self.decisions[number][2]
+            answered = next((t for t, s in owners if t > turn and s != seat), None)
+            after = final
+            if answered is not None:
+                after = next(
+                    (h for t, s, h in self.decisions[number:] if s == seat and t > answered),
+                    final,
+                )
+            out.append((seat, card, turn, margin(after, seat) - margin(before, seat)))
+        return out
+
+
 def observe_game(task: GameTask) -> ObservedGame:
     """Play the game of ``task`` (to its end, its turn limit, or a deadlock: R7b, R21) and
     observe it.
@@ -76,75 +157,26 @@ def observe_game(task: GameTask) -> ObservedGame:
         bot_from_spec(task.specs[task.seats[s]], bot_seed(task.seed, task.index, s))
         for s in range(players)
     ]
-    decisions: list[tuple[int, int, tuple[int, ...]]] = []  # (turn, seat, tower heights)
-    turns: dict[int, dict[str, Any]] = {}
-    held: dict[tuple[int, str], int] = {}  # (seat, card) -> plays
-    plays: list[tuple[int, str, int, int]] = []  # (seat, card, turn, decision number)
-    checked = -1
-    deadlocked = False
-    while not game.is_over:
-        if game.turn != checked:
-            checked = game.turn
-            if game.is_deadlocked():  # this turn, and every one after, can only end
-                deadlocked = True
-                hand = len(game.view(game.active).hand or ())
-                turns[game.turn] = {"turn": game.turn, "seat": game.active, "milkshake": False,
-                                    "only_end": True, "actions": 0, "hand": hand}  # fmt: skip
-                break
-        seat = game.active
-        view = game.view(seat)
-        legal = game.legal_actions()
-        heights = tuple(len(tower) for tower in view.towers)
-        row = turns.get(game.turn)
-        if row is None:
-            only_end = all(a.type == "end-turn" for a in legal)
-            hand = len(view.hand or ())
-            row = turns[game.turn] = {"turn": game.turn, "seat": seat, "milkshake": False,
-                                      "only_end": only_end, "actions": 0, "hand": hand}  # fmt: skip
-        for card in view.hand or ():
-            if card in SPECIAL_CARDS:
-                held.setdefault((seat, card), 0)
-        action = bots[seat].choose(view, legal)
-        if action.type != "end-turn":
-            row["actions"] += 1
-        if action.type in SPECIAL_CARDS:
-            held[(seat, action.type)] = held.get((seat, action.type), 0) + 1
-            plays.append((seat, action.type, game.turn, len(decisions)))
-        decisions.append((game.turn, seat, heights))
-        game.apply(action)
+    watch = _Watch()
+    watch.play(game, bots)
     outcome = game.outcome()
     winner = None if outcome is None else outcome.winner
     public = game.view(None)
     final = tuple(len(tower) for tower in public.towers)
-    turn_of_event = 0
-    extra: set[int] = set()
-    for event in public.events:
-        if event.type == "turn" and event.turn is not None:
-            turn_of_event = event.turn
-            if event.extra:
-                extra.add(event.turn)
-        elif event.type == "milkshake-turn" and event.seat is not None:
-            turns[turn_of_event] = {"turn": turn_of_event, "seat": event.seat, "milkshake": True,
-                                    "only_end": False, "actions": 0, "hand": None}  # fmt: skip
+    extra = watch.read_skipped_turns(public)
+    turns = watch.turns
     base = {"configuration": task.configuration, "game": task.index}
     turn_rows = [
         {**base, **turns[t], "extra": t in extra, "entry": task.seats[turns[t]["seat"]]}
         for t in sorted(turns)
     ]
-    play_rows = []
-    owners = sorted((t, row["seat"]) for t, row in turns.items())
-    for seat, card, turn, number in plays:
-        before = decisions[number][2]
-        answered = next((t for t, s in owners if t > turn and s != seat), None)
-        after = final
-        if answered is not None:
-            after = next((h for t, s, h in decisions[number:] if s == seat and t > answered),
-                         final)  # fmt: skip
-        value = margin(after, seat) - margin(before, seat)
-        play_rows.append({**base, "seat": seat, "card": card, "turn": turn, "value": value})
+    play_rows = [
+        {**base, "seat": seat, "card": card, "turn": turn, "value": value}
+        for seat, card, turn, value in watch.values(final)
+    ]
     holding_rows = [
         {**base, "seat": seat, "card": card, "plays": count, "won": winner == seat}
-        for (seat, card), count in sorted(held.items())
+        for (seat, card), count in sorted(watch.held.items())
     ]
     card_actions = sum(row["actions"] for row in turns.values())
     game_row = {
@@ -154,9 +186,9 @@ def observe_game(task: GameTask) -> ObservedGame:
         "levels": ",".join(parse_bot_spec(task.specs[e])[0] for e in task.seats),
         "winner": winner,  # the winning seat = its position in the turn order
         "winner_entry": None if winner is None else task.seats[winner],
-        "ending": "deadlock" if deadlocked or outcome is None else outcome.reason,
+        "ending": "deadlock" if watch.deadlocked or outcome is None else outcome.reason,
         "turns": game.turn,
-        "actions": len(decisions),
+        "actions": len(watch.decisions),
         "card_actions": card_actions,
         "milkshake_turns": sum(row["milkshake"] for row in turns.values()),
         "only_end_turns": sum(row["only_end"] for row in turns.values()),
