@@ -8,18 +8,18 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from gotown import cli
+from gotown.cli import main, web
 
 
 def test_the_lan_address_is_an_ipv4_address_of_this_machine() -> None:
-    address = ipaddress.IPv4Address(cli.lan_address())
+    address = ipaddress.IPv4Address(web.lan_address())
     assert not address.is_unspecified and not address.is_multicast
 
 
 def test_the_banner_says_the_address_and_draws_its_qr_code(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    cli.print_lan_banner("http://192.168.1.20:8000")
+    web.print_lan_banner("http://192.168.1.20:8000")
     out = capsys.readouterr().out
     assert "http://192.168.1.20:8000" in out
     code = [line for line in out.splitlines() if "█" in line]
@@ -31,9 +31,9 @@ def test_lan_listens_everywhere_and_links_invitations_to_this_machine(
 ) -> None:
     calls: list[dict[str, object]] = []
     monkeypatch.setattr("gotown.server.run", lambda **kwargs: calls.append(kwargs))
-    monkeypatch.setattr(cli, "lan_address", lambda: "10.1.2.3")
+    monkeypatch.setattr(web, "lan_address", lambda: "10.1.2.3")
     monkeypatch.delenv("GOTOWN_PUBLIC_BASE_URL", raising=False)
-    result = CliRunner().invoke(cli.main, ["serve", "--lan", "--port", "8123"])
+    result = CliRunner().invoke(main, ["serve", "--lan", "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert calls and calls[0]["host"] == "0.0.0.0" and calls[0]["port"] == 8123
     assert "http://10.1.2.3:8123" in result.output
@@ -43,6 +43,6 @@ def test_lan_listens_everywhere_and_links_invitations_to_this_machine(
 def test_without_lan_the_server_keeps_to_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[dict[str, object]] = []
     monkeypatch.setattr("gotown.server.run", lambda **kwargs: calls.append(kwargs))
-    result = CliRunner().invoke(cli.main, ["serve"])
+    result = CliRunner().invoke(main, ["serve"])
     assert result.exit_code == 0, result.output
     assert calls[0]["host"] == "127.0.0.1" and "█" not in result.output

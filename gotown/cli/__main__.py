@@ -1,0 +1,5 @@
+"""``python -m gotown.cli``: the ``gotown`` command."""
+
+from . import main
+
+main()
