@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
-import uvicorn
+from live_server import serving
 from websockets.asyncio.client import connect
 
 from gotown.server.config import Settings
-from gotown.server.main import create_app
 from gotown.tui.remote import LinkError, RemoteApp, take_seat
 
 from .helpers import screen_text, wait_until
@@ -31,21 +27,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     settings = Settings(
         database_url=f"sqlite:///{db}", bot_delay=0.05, rate_limit_per_minute=0, allow_seed=True
     )
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.01)
-    assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
+    with serving(settings) as url:
+        yield url
 
 
 def create_game(server_url: str, **options: Any) -> dict[str, Any]:

@@ -4,20 +4,16 @@ and the small helpers the tests share."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
+from live_server import serving
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from gotown.server.config import Settings
-from gotown.server.main import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -32,13 +28,6 @@ def strings(lang: str) -> dict[str, str]:
     return data
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("web") / "gotown.sqlite3"
@@ -50,19 +39,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         max_bots_only_tables_per_client=1000,
         allow_seed=True,  # a test deals a known hand
     )
-    port = _free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.01)
-    assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
+    with serving(settings) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
