@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ..texts import LANGUAGES
 from .options import FiniteFloatRange, parse_rule_options
 
 
@@ -61,6 +62,9 @@ from .options import FiniteFloatRange, parse_rule_options
               help="Line by line: print the state, read an action from standard input "
                    "(for screen readers, scripts, and terminals where full-screen apps "
                    "fail).")  # fmt: skip
+@click.option("--lang", type=click.Choice(LANGUAGES), default=None,
+              help="The rules screen's language (default: the locale's, LANG, when the web "
+                   "table speaks it; else English).")  # fmt: skip
 def play(
     players: int | None,
     people: int,
@@ -74,6 +78,7 @@ def play(
     replay_path: str | None,
     url: str | None,
     plain: bool,
+    lang: str | None,
 ) -> None:
     """Play GoTown in the terminal: against a medium bot at once, with no options.
 
@@ -81,6 +86,8 @@ def play(
     type a move in the notation (3+6, 5@1, dog#0, bone#1@1, end) after `/`; `?` rules,
     `h` hint, `d` discard pile, `r` rematch at the end, `q` quit. Exits 2 on bad options.
     """
+    if lang:
+        os.environ["GOTOWN_LANG"] = lang  # what the rules screen reads (tui.words)
     from ..engine import GoTownError, Options
 
     given = parse_rule_options(rule_option_texts)

@@ -1,8 +1,8 @@
 """Wire schemas of the web table: what a client sends and receives.
 
 A client (the browser page, a terminal client, a test) may import this module; it depends on
-pydantic only. Views, actions and events keep the engine's JSON shapes (FORMAT.md,
-docs/engine-api.md) and are passed through as plain objects.
+pydantic (and the data of :mod:`gotown.texts`) only. Views, actions and events keep the
+engine's JSON shapes (FORMAT.md, docs/engine-api.md) and are passed through as plain objects.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
+from gotown import texts
+
+LANGUAGES = texts.LANGUAGES  # the languages of the table and of its rules pages
 Language = Literal["en", "fr", "es", "it", "de", "nl", "cs", "pl"]
 SeatKind = Literal["human", "bot"]
 #: A game's seed is a whole number of this many bits: the width of the engine's own seed chain,

@@ -7,9 +7,12 @@ both say the same thing and a screen reader gets whole sentences.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
+from html.parser import HTMLParser
 
 from gotown.engine import Action, Event, View
+from gotown.texts import LANGUAGES, rules_html
 
 #: The card names of the printed rulebook (R2, English column).
 CARD_NAMES = {
@@ -224,18 +227,64 @@ def outcome_text(view: View, names: Sequence[str]) -> str:
     return f"{names[view.winner]} won, with {len(view.towers[view.winner])} floors."
 
 
-def rules_text(view: View | None = None) -> str:
-    """A short rules screen, in the engine's words (the numbers are the rules' R1..R24)."""
-    floors = view.options.win_floors if view is not None else 5
-    return f"""\
-The first to build a tower of {floors} floors wins at once (R20).
+def reader_language(environ: Mapping[str, str] | None = None) -> str:
+    """The reader's language among the web table's (:data:`gotown.texts.LANGUAGES`), from
+    ``GOTOWN_LANG`` (what ``gotown play --lang`` sets), then the locale's variables (``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``: ``de_CH.UTF-8`` is German); English when none is one of them."""
+    env = os.environ if environ is None else environ
+    for name in ("GOTOWN_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        code = env.get(name, "").split("_")[0].split(".")[0].lower()
+        if code:
+            return code if code in LANGUAGES else "en"
+    return "en"
 
-A floor is two cards that add up to 9: 1+8, 2+7, 3+6, 4+5, or a joker with any number (the \
-joker then stands for 9 minus that number). Two jokers never make a floor (R5).
 
-Your turn: you draw 1 card (none with 8 or more in hand, R7), play any number of actions, \
-then end the turn; with fewer than 3 cards you then draw up to 3 (R8).
+class _PageText(HTMLParser):
+    """The text of a rules page: its headings, paragraphs and list items, a block each (not
+    the page's header, nor the paragraph of its link home)."""
 
+    BLOCKS = ("h1", "h2", "h3", "p", "li")
+    HIDDEN = ("header", "nav", "script", "style", "title")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[str] = []
+        self._open: str | None = None
+        self._text: list[str] = []
+        self._hidden = 0
+        self._home_link = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.HIDDEN:
+            self._hidden += 1
+        elif tag in self.BLOCKS and not self._hidden:
+            self._open, self._text, self._home_link = tag, [], False
+        elif tag == "a" and ("href", "/") in attrs:
+            self._home_link = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN:
+            self._hidden -= 1
+        elif tag == self._open:
+            text = " ".join("".join(self._text).split())
+            if text and not self._home_link:
+                heading = tag in ("h1", "h2")
+                self.blocks.append(text.upper() if heading else "- " * (tag == "li") + text)
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open and not self._hidden:
+            self._text.append(data)
+
+
+def rules_page_text(lang: str) -> str:
+    """The web table's rules page in ``lang``, as plain text."""
+    parser = _PageText()
+    parser.feed(rules_html(lang))
+    return "\n\n".join(parser.blocks)
+
+
+NOTATION = """\
 Actions, as you can type them (seats and floors count from 0):
   3+6          build a floor of two cards that make 9 (R10)
   5@1          steal-build: your 5 and the 4 on seat 1's top floor (R11)
@@ -247,7 +296,27 @@ Actions, as you can type them (seats and floors count from 0):
   super-thief  take a random card from every opponent (R17)
   milkshake@1  seat 1 skips their next turn (R18)
   donut-truck  another whole turn after this one (R19)
-  end          end your turn (R8)
+  end          end your turn (R8)"""
+
+
+def rules_text(view: View | None = None, lang: str | None = None) -> str:
+    """The rules screen: in English a short one in the engine's words (the numbers are the
+    rules' R1..R24); in another language of the web table, its rules page. The actions as
+    they are typed follow either way."""
+    lang = reader_language() if lang is None else lang
+    if lang != "en":
+        return f"{rules_page_text(lang)}\n\n{NOTATION}"
+    floors = view.options.win_floors if view is not None else 5
+    return f"""\
+The first to build a tower of {floors} floors wins at once (R20).
+
+A floor is two cards that add up to 9: 1+8, 2+7, 3+6, 4+5, or a joker with any number (the \
+joker then stands for 9 minus that number). Two jokers never make a floor (R5).
+
+Your turn: you draw 1 card (none with 8 or more in hand, R7), play any number of actions, \
+then end the turn; with fewer than 3 cards you then draw up to 3 (R8).
+
+{NOTATION}
 
 A card is played only when it can do something (R21). Moves are final: no undo. You see \
 your own hand and all that is public, never another hand (R22)."""

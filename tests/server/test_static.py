@@ -265,7 +265,8 @@ def test_the_app_factory_reads_the_environment(
     assert (tmp_path / "env.sqlite3").exists()
 
 
-PAGES = [STATIC / "index.html", *sorted((STATIC / "rules").glob("*.html"))]
+RULES_PAGES = Path(__file__).resolve().parents[2] / "gotown" / "texts" / "rules"
+PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html"))]
 MODULES = sorted((STATIC / "js").rglob("*.js"))
 
 

@@ -1,4 +1,5 @@
-"""The terminal tests run their async pilots on asyncio (anyio's pytest plugin)."""
+"""The terminal tests run their async pilots on asyncio (anyio's pytest plugin), and read the
+rules in English whatever the machine's locale (a test that wants another language says so)."""
 
 from __future__ import annotations
 
@@ -8,3 +9,9 @@ import pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def english_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    # setenv, not delenv: monkeypatch then also undoes what `gotown play --lang` sets.
+    monkeypatch.setenv("GOTOWN_LANG", "en")

@@ -125,3 +125,12 @@ def test_plain_hint_says_the_strong_bot_s_choice_in_words():
     hint = next(line for line in result.output.splitlines() if "Hint: " in line)
     assert "The strong bot's choices, with the chance to win after each: " in hint
     assert hint.rstrip().endswith("%)")
+
+
+def test_plain_rules_follow_the_chosen_language():
+    result = CliRunner().invoke(
+        main, ["play", "--plain", "--seed", "3", "--lang", "fr"], input="rules\nquit\n"
+    )
+    assert "Chien de garde" in result.output and "Super-voleur" in result.output
+    refused = CliRunner().invoke(main, ["play", "--plain", "--lang", "ja"])
+    assert refused.exit_code == 2 and "--lang" in refused.output

@@ -46,3 +46,26 @@ def test_a_steal_in_the_log_names_the_card_by_its_value_and_the_actor_s_card():
     steal = Action.steal("1", target=0)
     said = words.describe_action(steal, view, ["Ann", "Bob"], actor=1, now=False)
     assert said == "steal-build: their 1 + the card worth 8 on your top"
+
+
+def test_the_reader_s_language_comes_from_the_locale_when_the_table_speaks_it():
+    assert words.reader_language({"LANG": "de_CH.UTF-8"}) == "de"
+    assert words.reader_language({"LC_ALL": "pl_PL", "LANG": "fr_FR"}) == "pl"
+    assert words.reader_language({"GOTOWN_LANG": "nl", "LC_ALL": "pl_PL"}) == "nl"
+    assert words.reader_language({"LANG": "ja_JP.UTF-8"}) == "en"  # not one of the eight
+    assert words.reader_language({"LANG": "C.UTF-8"}) == "en"
+    assert words.reader_language({}) == "en"
+
+
+def test_the_rules_screen_speaks_each_language_of_the_web_table():
+    # Each card by its name in that language's rulebook (RULES.md, R2), then the actions as
+    # they are typed, which are the same in every language.
+    names = {"fr": "Chien de garde", "de": "Wachhund", "cs": "Pes", "it": "Cane da guardia",
+             "es": "Perro guardián", "nl": "Waakhond", "pl": "Pies stróżujący"}  # fmt: skip
+    for lang, dog in names.items():
+        text = words.rules_text(None, lang)
+        assert dog in text, lang
+        assert "bone#1@2" in text and "(R13)" in text, lang
+        assert "<" not in text and "GoTown</a>" not in text, lang
+    english = words.rules_text(None, "en")
+    assert "A floor is two cards that add up to 9" in english and "bone#1@2" in english

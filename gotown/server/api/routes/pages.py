@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+
+from gotown.texts import rules_html
 
 from ... import schemas
 from ...errors import NotFoundError
@@ -37,7 +39,7 @@ async def rules_default(request: Request) -> RedirectResponse:
 async def rules(lang: str) -> Response:
     if lang not in schemas.LANGUAGES:
         raise NotFoundError("unknown-language", f"no rules page in {lang!r}")
-    return FileResponse(STATIC_DIR / "rules" / f"{lang}.html", media_type="text/html")
+    return HTMLResponse(rules_html(lang))
 
 
 @router.get("/healthz")
