@@ -146,8 +146,8 @@ def check_expect(game: Game, expect: dict[str, Any]) -> list[str]:
         "draw_size": lambda: len(game.draw),
         "discard_size": lambda: len(game.discard),
         "turn": lambda: game.turn,
-        "winner": lambda: game.winner,
-        "over": lambda: game.over,
+        "winner": lambda: position.get("winner"),
+        "over": lambda: game.is_over,
         "draw": lambda: position["draw"],
     }
     for key, want in expect.items():

@@ -475,12 +475,12 @@ def play_game(
         decisions[seats[seat]] += 1
         game.apply(action)
     outcome = game.outcome()  # None: stopped at a deadlock
-    winner = None if game.winner is None else seats[game.winner]
+    winner = None if outcome is None or outcome.winner is None else seats[outcome.winner]
     return GameResult(
         index=index,
         seats=tuple(seats),
         winner=winner,
-        ending="deadlock" if outcome is None else outcome.reason,
+        ending="deadlock" if outcome is None else outcome.reason.value,
         turns=game.turn,
         actions=game.version,
         think=tuple(think),

@@ -15,8 +15,9 @@ from .errors import (
     InvalidOptionsError,
     InvalidPositionError,
 )
-from .game import Game, Outcome
+from .game import Game
 from .options import OPTION_CHOICES, Options
+from .outcome import Outcome, Termination
 from .record import Record
 from .views import Event, View
 
@@ -38,6 +39,7 @@ __all__ = [
     "Options",
     "Outcome",
     "Record",
+    "Termination",
     "View",
     "format_action",
     "parse_action",

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 def why_illegal(game: Game, action: Action) -> tuple[str, str]:
     """Return ``(rule, reason)`` for an action that is not legal in ``game`` now."""
-    if game.over:
-        if game.winner is not None:
-            return "R20", f"the game is over: seat {game.winner} has won"
+    outcome = game.outcome()
+    if outcome is not None:
+        if outcome.winner is not None:
+            return "R20", f"the game is over: seat {outcome.winner} has won"
         return "R23", "the game is over: the turn limit was reached"
     me = game.active
     hand = game.hands[me]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import actions as act
 from .actions import Action
@@ -35,6 +35,7 @@ from .cards import (
 )
 from .errors import IllegalActionError, InvalidActionError
 from .options import Options
+from .outcome import Outcome
 from .views import Event, Floor, View
 
 FloorT = tuple[int, int, int]  # (number, other card, dogs)
@@ -45,13 +46,6 @@ REFILL_TO = 3  # R8
 NO_DRAW_FROM = 8  # R7b
 
 _SEED_BITS = 63
-
-
-class Outcome(NamedTuple):
-    """How a game ended: ``winner`` is a seat, or None when ``turn_limit`` ended it."""
-
-    winner: int | None
-    reason: str  # "win" or "turn-limit"
 
 
 # -- the actions every position draws from, built once ---------------------------------------
@@ -87,6 +81,7 @@ class Game:
         "_legal",
         "_legal_set",
         "_origin",
+        "_outcome",
         "active",
         "discard",
         "donut",
@@ -95,14 +90,11 @@ class Game:
         "hands",
         "milkshakes",
         "options",
-        "over",
         "players",
-        "reason",
         "seed",
         "towers",
         "turn",
         "version",
-        "winner",
     )
 
     players: int
@@ -117,13 +109,11 @@ class Game:
     active: int
     turn: int
     version: int
-    winner: int | None
-    over: bool
-    reason: str | None
     seed: int
     _events: list[RawEvent]
     _actions: list[Action]
     _origin: dict[str, Any]
+    _outcome: Outcome | None
     _legal: tuple[Action, ...] | None
     _legal_set: frozenset[Action] | None
 
@@ -176,9 +166,7 @@ class Game:
         game.active = 0
         game.turn = 1
         game.version = 0
-        game.winner = None
-        game.over = False
-        game.reason = None
+        game._outcome = None
         game.seed = 0
         game._events = []
         game._actions = []
@@ -239,9 +227,7 @@ class Game:
         game.draw = [_kind(c) for c in reversed(draw)]
         game.active = view.active
         game.turn = view.turn
-        game.winner = view.winner
-        game.over = view.over
-        game.reason = ("win" if view.winner is not None else "turn-limit") if view.over else None
+        game._outcome = view.outcome
         game.seed = seed
         for kind, count in enumerate(game.kind_counts()):
             if count > COPIES[kind]:
@@ -268,9 +254,7 @@ class Game:
         game.active = self.active
         game.turn = self.turn
         game.version = self.version
-        game.winner = self.winner
-        game.over = self.over
-        game.reason = self.reason
+        game._outcome = self._outcome
         game.seed = self.seed
         if history:
             game._events = self._events[:]
@@ -285,15 +269,14 @@ class Game:
         return game
 
     # -- questions ----------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
     def outcome(self) -> Outcome | None:
         """None while the game goes on; how it ended otherwise (R20, R23 ``turn_limit``)."""
-        if not self.over:
-            return None
-        return Outcome(self.winner, self.reason or "win")
+        return self._outcome
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended: ``outcome() is not None``."""
+        return self._outcome is not None
 
     def kind_counts(self) -> list[int]:
         """How many cards of each kind the zones hold, in kind order (R2, R3)."""
@@ -363,7 +346,7 @@ class Game:
         can stop playing it on. A pending milkshake or donut answers False even when the game
         will deadlock once it is spent.
         """
-        if self.over or self.donut or any(self.milkshakes):
+        if self._outcome is not None or self.donut or any(self.milkshakes):
             return False
         if (self.draw or self.discard) and min(self.hand_sizes) < NO_DRAW_FROM:
             return False
@@ -371,7 +354,7 @@ class Game:
 
     def _generate(self, me: int | None = None) -> tuple[Action, ...]:
         """The legal actions of the active seat, or of ``me`` as if it were active."""
-        if self.over:
+        if self._outcome is not None:
             return ()
         if me is None:
             me = self.active
@@ -485,7 +468,7 @@ class Game:
         tower = self.towers[me]
         tower.append(floor)
         if len(tower) >= self.options.win_floors:  # R20
-            self._finish(me, "win")
+            self._finish(me)
 
     def _dog(self, me: int, action: Action) -> None:
         target = me if action.target is None else action.target
@@ -574,7 +557,7 @@ class Game:
             # truck on the table stays there, as it does when R20 ends the game).
             limit = self.options.turn_limit
             if limit is not None and self.turn >= limit:
-                self._finish(None, "turn-limit")
+                self._finish(None)
                 return
             seat = self.active
             if self.donut:
@@ -626,11 +609,9 @@ class Game:
         self.seed = rng.getrandbits(_SEED_BITS)
         return rng
 
-    def _finish(self, winner: int | None, reason: str) -> None:
-        self.over = True
-        self.winner = winner
-        self.reason = reason
-        self._events.append(("end", winner, reason))
+    def _finish(self, winner: int | None) -> None:
+        outcome = self._outcome = Outcome.of(winner)
+        self._events.append(("end", winner, outcome.reason))
 
     # -- explaining ---------------------------------------------------------------------
     def why_illegal(self, action: Action) -> tuple[str, str]:
@@ -647,6 +628,7 @@ class Game:
         if seat is not None:
             counts = self.hands[seat]
             hand = tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
+        outcome = self._outcome
         return View(
             seat=seat,
             players=self.players,
@@ -661,8 +643,8 @@ class Game:
             discard=tuple(CODES[k] for k in self.discard),
             draw_size=len(self.draw),
             options=self.options,
-            winner=self.winner,
-            over=self.over,
+            winner=None if outcome is None else outcome.winner,
+            over=outcome is not None,
             events=tuple(self.events(seat)),
         )
 
@@ -730,9 +712,7 @@ class Game:
             self.draw,
             self.active,
             self.turn,
-            self.winner,
-            self.over,
-            self.reason,
+            self._outcome,
             self.seed,
         )
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .cards import CODES, COPIES, DOG, JOKER, KIND_OF, KINDS
 from .errors import InvalidPositionError
 from .options import Options
+from .outcome import Outcome
 
 if TYPE_CHECKING:
     from .game import Game
@@ -171,9 +172,7 @@ def game_from_position(data: Any) -> Game:
             raise InvalidPositionError(
                 f"seat {seat} has {len(tower)} floors: the game would be won (R20)"
             )
-    game.over = over
-    game.winner = winner
-    game.reason = ("win" if winner is not None else "turn-limit") if over else None
+    game._outcome = Outcome.of(winner) if over else None
     game._origin = {"position": position_of(game)}
     return game
 
@@ -194,7 +193,8 @@ def position_of(game: Game) -> dict[str, Any]:
         "options": game.options.to_json(),
         "seed": game.seed,
     }
-    if game.over:
+    outcome = game.outcome()
+    if outcome is not None:
         data["over"] = True
-        data["winner"] = game.winner
+        data["winner"] = outcome.winner
     return data

@@ -10,6 +10,7 @@ from .actions import Action
 from .cards import KIND_OF
 from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
+from .outcome import Outcome
 
 Floor = tuple[str, ...]
 
@@ -118,6 +119,11 @@ class View:
     winner: int | None
     over: bool
     events: tuple[Event, ...] = field(default=())
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, as :meth:`Game.outcome` says it; None while it goes on."""
+        return Outcome.of(self.winner) if self.over else None
 
     @property
     def is_my_turn(self) -> bool:

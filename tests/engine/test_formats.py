@@ -424,5 +424,5 @@ def test_positions_that_the_rules_allow_stay_valid() -> None:
     won = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]]
     game(towers=[[], won], winner=1, active=1)
     game(towers=[[], won[:4]], winner=1, active=1, options={"win_floors": 4})
-    assert game(towers=[won, []], winner=0, over=True).over
+    assert game(towers=[won, []], winner=0, over=True).outcome() == (0, "win")
     game(options={"first_player": 1})

@@ -17,6 +17,8 @@ from gotown.engine import (
     GoTownError,
     InvalidPositionError,
     Options,
+    Outcome,
+    Termination,
 )
 
 from .helpers import FULL_DECK, assert_illegal, game, hand, kind_counts, play, towers
@@ -233,7 +235,7 @@ def test_r6_the_game_ends_the_instant_r20_holds_even_mid_turn() -> None:
     floors = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
     g = game(hands=[["4", "5", "thief", "dog"], ["1"]], towers=[floors, []], draw=["2"])
     play(g, A.build("4", "5"))
-    assert g.is_over and g.winner == 0
+    assert g.outcome() == (0, "win")
     assert g.legal_actions() == ()
     assert_illegal(g, A.thief(1), "R20")
     assert_illegal(g, END, "R20")
@@ -424,7 +426,7 @@ def test_r11_a_steal_build_can_win() -> None:
     floors = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
     g = game(hands=[["5"], []], towers=[floors, [["4", "5"]]])
     play(g, A.steal("5", 1))
-    assert g.winner == 0 and g.is_over
+    assert g.outcome() == (0, "win")
 
 
 # -- R12 dog ------------------------------------------------------------------------------
@@ -654,7 +656,7 @@ FOUR = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
 def test_r20_fifth_floor_wins_at_once() -> None:
     g = game(hands=[["4", "5", "1", "8"], []], towers=[FOUR, []], draw=["2"])
     play(g, A.build("4", "5"))
-    assert g.outcome() == (0, "win") and g.winner == 0
+    assert g.outcome() == (0, "win")
     assert g.hand_sizes[0] == 2 and g.draw  # nothing more happens: no refill
     assert g.events(None)[-1].type == "end"
 
@@ -662,7 +664,7 @@ def test_r20_fifth_floor_wins_at_once() -> None:
 def test_r20_short_game_wins_with_four_floors() -> None:
     g = game(hands=[["4", "5"], []], towers=[FOUR[:3], []], options={"win_floors": 4})
     play(g, A.build("4", "5"))
-    assert g.winner == 0
+    assert g.outcome() == (0, "win")
 
 
 def test_r20_four_floors_do_not_win_by_default() -> None:
@@ -678,7 +680,7 @@ def test_r20_lost_floors_do_not_count() -> None:
     play(g, A.build("4", "5"))
     assert not g.is_over
     play(g, A.build("4", "5"))
-    assert g.winner == 1
+    assert g.outcome() == (1, "win")
 
 
 def test_r20_a_dog_does_not_trigger_a_win_check() -> None:
@@ -879,9 +881,43 @@ def test_r23_turn_limit_ends_with_no_winner() -> None:
     play(g, END)
     assert g.turn == 2 and not g.is_over
     play(g, END)
-    assert g.is_over and g.outcome() == (None, "turn-limit") and g.winner is None
+    assert g.is_over and g.outcome() == (None, "turn-limit")
     assert g.legal_actions() == ()
     assert_illegal(g, END, "R23")
+
+
+@pytest.mark.parametrize(
+    ("towers", "hands", "options", "outcome"),
+    [
+        ([FOUR, []], [["4", "5"], []], {}, Outcome(0, Termination.WIN)),
+        ([[], []], [["1"], ["2"]], {"turn_limit": 1}, Outcome(None, Termination.TURN_LIMIT)),
+    ],
+)
+def test_r20_r23_one_outcome_says_how_the_game_ended(
+    towers: list[list[list[str]]],
+    hands: list[list[str]],
+    options: dict[str, int],
+    outcome: Outcome,
+) -> None:
+    """``outcome()`` is the one answer: ``is_over``, the views, the position and the last event
+    all say the same, and its reason equals the JSON word."""
+    g = game(hands=hands, towers=towers, draw=["?"] * 4, options=options)
+    assert g.outcome() is None and not g.is_over and g.public_view().outcome is None
+    play(g, A.build("4", "5") if outcome.winner == 0 else END)
+    got = g.outcome()
+    assert got == outcome and g.is_over
+    assert got is not None and type(got.reason) is Termination
+    assert got.reason == {None: "turn-limit", 0: "win"}[got.winner]
+    for seat in (None, 0, 1):
+        view = g.view(seat)
+        assert view.outcome == got and (view.winner, view.over) == (got.winner, True)
+    assert g.events(None)[-1].to_json() == {
+        "type": "end",
+        "winner": got.winner,
+        "reason": got.reason.value,
+    }
+    again = Game.from_position(g.to_position())
+    assert again.outcome() == got and again == g
 
 
 def test_r23_turn_limit_counts_milkshake_turns() -> None:

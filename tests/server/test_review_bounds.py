@@ -89,7 +89,7 @@ def thief_game() -> Game:
     game = _thief_game()
     kinds = [event.type for event in game.events(None)]
     # The premise: a finished game whose views differ by seat (stolen cards) and reshuffles.
-    assert game.is_over and game.winner is not None
+    assert (outcome := game.outcome()) is not None and outcome.winner is not None
     assert kinds.count("stolen") >= 5 and kinds.count("reshuffle") >= 2
     return game
 
