@@ -2,8 +2,10 @@
 
 The state is kept in plain lists of ints so that generating and applying actions stays cheap:
 a hand is a list of counts indexed by card kind, a floor is a tuple ``(number, other, dogs)``
-whose first card is always a number (the joker, if any, is ``other`` and its value is
-``9 - number``), and the draw pile keeps its top card at the end of its list.
+(:mod:`.zones`), and the draw pile keeps its top card at the end of its list.
+
+This is the core: it imports its parts (legality, the observer, the zones, plain positions)
+and none of the side modules, which import it (records, the conformance runner).
 
 Randomness (the deal, thieves, reshuffles) comes from ``seed``: each random event seeds a
 private ``random.Random`` with it and leaves the next seed behind. The whole future of a game is
@@ -17,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import actions as act
+from . import observer
 from .actions import Action
 from .cards import (
     BONE,
@@ -34,11 +37,13 @@ from .cards import (
     full_deck,
 )
 from .errors import IllegalActionError, InvalidActionError
+from .legality import refusal
 from .options import Options
 from .outcome import Outcome
-from .views import Event, Floor, View
+from .position import Position, floor_from_codes, kind_counts
+from .views import Event, View
+from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
-FloorT = tuple[int, int, int]  # (number, other card, dogs)
 RawEvent = tuple[Any, ...]
 
 HAND_SIZE_AT_DEAL = 5
@@ -79,7 +84,6 @@ class Game:
         "_actions",
         "_events",
         "_legal",
-        "_legal_set",
         "_origin",
         "_outcome",
         "active",
@@ -115,7 +119,6 @@ class Game:
     _origin: dict[str, Any]
     _outcome: Outcome | None
     _legal: tuple[Action, ...] | None
-    _legal_set: frozenset[Action] | None
 
     # -- creation -----------------------------------------------------------------------
     @classmethod
@@ -172,21 +175,52 @@ class Game:
         game._actions = []
         game._origin = {}
         game._legal = None
-        game._legal_set = None
         return game
 
     @classmethod
     def from_position(cls, data: Any) -> Game:
         """A game from a FORMAT.md position (validated; raises InvalidPositionError)."""
-        from .position import game_from_position
+        return cls.from_plain(Position.from_json(data))
 
-        return game_from_position(data)
+    @classmethod
+    def from_plain(cls, position: Position) -> Game:
+        """A game at ``position`` (its lists become the game's); its record starts there."""
+        game = cls._blank(position.players, position.options)
+        game.active = position.active
+        game.turn = position.turn
+        game.seed = position.seed
+        game.hands = position.hands
+        game.hand_sizes = [sum(hand) for hand in position.hands]
+        game.towers = position.towers
+        game.milkshakes = position.milkshakes
+        game.donut = position.donut
+        game.discard = position.discard
+        game.draw = position.draw
+        game._outcome = position.outcome
+        game._origin = {"position": position.to_json()}
+        return game
+
+    def plain(self) -> Position:
+        """This position as plain data (sharing the game's lists: copy the game first to
+        keep it)."""
+        return Position(
+            players=self.players,
+            options=self.options,
+            active=self.active,
+            turn=self.turn,
+            seed=self.seed,
+            hands=self.hands,
+            towers=self.towers,
+            milkshakes=self.milkshakes,
+            donut=self.donut,
+            discard=self.discard,
+            draw=self.draw,
+            outcome=self._outcome,
+        )
 
     def to_position(self) -> dict[str, Any]:
         """This position in the FORMAT.md shape; ``from_position`` gives back an equal game."""
-        from .position import position_of
-
-        return position_of(self)
+        return self.plain().to_json()
 
     @classmethod
     def from_view(
@@ -218,8 +252,6 @@ class Game:
                 )
         if len(draw) != view.draw_size:
             raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
-        from .position import floor_from_codes
-
         game.towers = [[floor_from_codes(list(f)) for f in tower] for tower in view.towers]
         game.milkshakes = list(view.milkshakes)
         game.donut = view.donut
@@ -265,7 +297,6 @@ class Game:
             game._actions = []
             game._origin = {"position": None}
         game._legal = self._legal
-        game._legal_set = self._legal_set
         return game
 
     # -- questions ----------------------------------------------------------------------
@@ -280,19 +311,8 @@ class Game:
 
     def kind_counts(self) -> list[int]:
         """How many cards of each kind the zones hold, in kind order (R2, R3)."""
-        counts = [sum(hand[kind] for hand in self.hands) for kind in range(KINDS)]
-        for kind in self.discard:
-            counts[kind] += 1
-        for kind in self.draw:
-            counts[kind] += 1
-        for tower in self.towers:
-            for number, other, dogs in tower:
-                counts[number] += 1
-                counts[other] += 1
-                counts[DOG] += dogs
-        counts[MILKSHAKE] += sum(self.milkshakes)
-        counts[DONUT_TRUCK] += self.donut
-        return counts
+        return kind_counts(self.hands, self.towers, self.discard, self.draw, self.milkshakes,
+                           self.donut)  # fmt: skip
 
     def card_count(self) -> int:
         """How many cards the zones hold (54 for a game from :meth:`new`; R3)."""
@@ -306,14 +326,12 @@ class Game:
         return legal
 
     def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is legal now (False for a malformed one)."""
         try:
             action = self.normalize(action)
         except InvalidActionError:
             return False
-        legal_set = self._legal_set
-        if legal_set is None:
-            legal_set = self._legal_set = frozenset(self.legal_actions())
-        return action in legal_set
+        return refusal(self, action) is None
 
     def normalize(self, action: Any) -> Action:
         """The canonical form of an action (sorted build cards; a dog on the active seat's
@@ -423,90 +441,50 @@ class Game:
         InvalidActionError; either way the game is left exactly as it was.
         """
         action = self.normalize(action)
-        legal_set = self._legal_set
-        if legal_set is None:
-            legal_set = self._legal_set = frozenset(self.legal_actions())
-        if action not in legal_set:
-            rule, reason = self.why_illegal(action)
-            raise IllegalActionError(rule, reason)
+        refused = refusal(self, action)
+        if refused is not None:
+            raise IllegalActionError(*refused)
         self.apply_unchecked(action)
 
     def apply_unchecked(self, action: Action) -> None:
         """Apply an action known to be legal and normalised (the fast path for search)."""
         me = self.active
         self._legal = None
-        self._legal_set = None
         self.version += 1
         self._actions.append(action)
         self._events.append(("action", me, action))
         _APPLY[action.type](self, me, action)
 
     def _build(self, me: int, action: Action) -> None:
-        a = KIND_OF[action.cards[0]]
-        b = KIND_OF[action.cards[1]]
         hand = self.hands[me]
-        hand[a] -= 1
-        hand[b] -= 1
+        hand[KIND_OF[action.cards[0]]] -= 1
+        hand[KIND_OF[action.cards[1]]] -= 1
         self.hand_sizes[me] -= 2
-        # Build cards are sorted as codes, so a joker ("?") always comes second.
-        self._add_floor(me, (a, b, 0))
+        self._new_floor(me, action)
 
     def _steal(self, me: int, action: Action) -> None:
-        card = KIND_OF[action.card]  # type: ignore[index]
-        target: int = action.target  # type: ignore[assignment]
-        number, other, _ = self.towers[target].pop()
-        if card == number:  # our card matches the number: we take the partner
-            taken, left = other, number
-        else:  # our card is 9 - number: we take the number, its partner is discarded
-            taken, left = number, other
-        self.discard.append(left)
-        self.hands[me][card] -= 1
+        self.hands[me][KIND_OF[action.card]] -= 1  # type: ignore[index]
         self.hand_sizes[me] -= 1
-        self._add_floor(me, (card, taken, 0))
+        self._new_floor(me, action)
 
-    def _add_floor(self, me: int, floor: FloorT) -> None:
-        tower = self.towers[me]
-        tower.append(floor)
-        if len(tower) >= self.options.win_floors:  # R20
+    def _new_floor(self, me: int, action: Action) -> None:
+        """A build or steal-build puts its floor on the tower; then R20."""
+        EFFECTS[action.type](self, me, action)
+        if len(self.towers[me]) >= self.options.win_floors:
             self._finish(me)
 
-    def _dog(self, me: int, action: Action) -> None:
-        target = me if action.target is None else action.target
-        index: int = action.floor  # type: ignore[assignment]
-        number, other, dogs = self.towers[target][index]
-        self.towers[target][index] = (number, other, dogs + 1)
-        self._spend(me, DOG)
-
-    def _bone(self, me: int, action: Action) -> None:
-        target: int = action.target  # type: ignore[assignment]
-        index: int = action.floor  # type: ignore[assignment]
-        number, other, dogs = self.towers[target][index]
-        self.towers[target][index] = (number, other, dogs - 1)
-        self._spend(me, BONE)
-        self.discard.append(DOG)
-        self.discard.append(BONE)
-
-    def _jackhammer(self, me: int, action: Action) -> None:
-        number, other, _ = self.towers[action.target].pop()  # type: ignore[index]
-        self._spend(me, JACKHAMMER)
-        self.discard += (number, other, JACKHAMMER)
-
-    def _wrecking_ball(self, me: int, action: Action) -> None:
-        number, other, dogs = self.towers[action.target].pop()  # type: ignore[index]
-        self._spend(me, WRECKING_BALL)
-        self.discard += (number, other)
-        self.discard += (DOG,) * dogs
-        self.discard.append(WRECKING_BALL)
+    def _play_card(self, me: int, action: Action) -> None:
+        """A special card (named by its action type) leaves the hand and has its effect."""
+        self.hands[me][KIND_OF[action.type]] -= 1
+        self.hand_sizes[me] -= 1
+        EFFECTS[action.type](self, me, action)
 
     def _thief(self, me: int, action: Action) -> None:
-        self._spend(me, THIEF)
-        self.discard.append(THIEF)
-        rng = self._rng()
-        self._take_random_card(me, action.target, rng)  # type: ignore[arg-type]
+        self._play_card(me, action)
+        self._take_random_card(me, action.target, self._rng())  # type: ignore[arg-type]
 
     def _super_thief(self, me: int, action: Action) -> None:
-        self._spend(me, SUPER_THIEF)
-        self.discard.append(SUPER_THIEF)
+        self._play_card(me, action)
         rng = self._rng()
         n = self.players
         for step in range(1, n):
@@ -527,18 +505,6 @@ class Game:
         self.hands[me][kind] += 1
         self.hand_sizes[me] += 1
         self._events.append(("stolen", me, victim, kind))
-
-    def _milkshake(self, me: int, action: Action) -> None:
-        self._spend(me, MILKSHAKE)
-        self.milkshakes[action.target] += 1  # type: ignore[index]
-
-    def _donut_truck(self, me: int, action: Action) -> None:
-        self._spend(me, DONUT_TRUCK)
-        self.donut = True
-
-    def _spend(self, me: int, kind: int) -> None:
-        self.hands[me][kind] -= 1
-        self.hand_sizes[me] -= 1
 
     # -- the turn cycle -----------------------------------------------------------------
     def _end_turn(self, me: int, action: Action) -> None:
@@ -561,8 +527,7 @@ class Game:
                 return
             seat = self.active
             if self.donut:
-                self.donut = False
-                self.discard.append(DONUT_TRUCK)
+                discard_donut(self)
                 extra = True
             else:
                 seat = (seat + 1) % self.players
@@ -578,8 +543,7 @@ class Game:
         pending = self.milkshakes[seat]
         if pending:  # R7a
             count = pending if self.options.milkshake_stacking == "merge" else 1
-            self.milkshakes[seat] = pending - count
-            self.discard += (MILKSHAKE,) * count
+            drink_milkshakes(self, seat, count)
             self._events.append(("milkshake-turn", seat, count))
             if not self.options.milkshake_blocks_refill:
                 self._refill(seat)
@@ -615,71 +579,24 @@ class Game:
 
     # -- explaining ---------------------------------------------------------------------
     def why_illegal(self, action: Action) -> tuple[str, str]:
-        """The rule and the reason that forbid ``action`` now (for error messages)."""
-        from .explain import why_illegal
+        """The rule and the reason that forbid ``action`` now (for error messages); raises
+        InvalidActionError for a malformed action or a legal one."""
+        refused = refusal(self, self.normalize(action))
+        if refused is None:
+            raise InvalidActionError(f"{act.format_action(action)} is legal now")
+        return refused
 
-        return why_illegal(self, action)
-
-    # -- what a seat sees ---------------------------------------------------------------
+    # -- what a seat sees (the observer decides, R22) --------------------------------------
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
-        self._check_seat(seat)
-        hand = None
-        if seat is not None:
-            counts = self.hands[seat]
-            hand = tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
-        outcome = self._outcome
-        return View(
-            seat=seat,
-            players=self.players,
-            active=self.active,
-            turn=self.turn,
-            version=self.version,
-            hand=hand,
-            hand_sizes=tuple(self.hand_sizes),
-            towers=tuple(tuple(floor_codes(f) for f in t) for t in self.towers),
-            milkshakes=tuple(self.milkshakes),
-            donut=self.donut,
-            discard=tuple(CODES[k] for k in self.discard),
-            draw_size=len(self.draw),
-            options=self.options,
-            winner=None if outcome is None else outcome.winner,
-            over=outcome is not None,
-            events=tuple(self.events(seat)),
-        )
+        return observer.view(self, seat, self._events)
 
     def public_view(self) -> View:
         return self.view(None)
 
-    def _check_seat(self, seat: int | None) -> None:
-        """A seat of this game or None; anything else (``True``, ``1.0``, which compare equal to
-        a seat) is refused rather than shown that seat's cards (R22)."""
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
-            raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
-
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
-        self._check_seat(seat)
-        out: list[Event] = []
-        for raw in self._events[start:]:
-            kind = raw[0]
-            if kind == "action":
-                out.append(Event("action", seat=raw[1], action=raw[2]))
-            elif kind == "draw":
-                card = CODES[raw[2]] if seat == raw[1] else None
-                out.append(Event("draw", seat=raw[1], card=card))
-            elif kind == "turn":
-                out.append(Event("turn", turn=raw[1], seat=raw[2], extra=raw[3]))
-            elif kind == "stolen":
-                card = CODES[raw[3]] if seat in (raw[1], raw[2]) else None
-                out.append(Event("stolen", seat=raw[1], victim=raw[2], card=card))
-            elif kind == "milkshake-turn":
-                out.append(Event("milkshake-turn", seat=raw[1], count=raw[2]))
-            elif kind == "reshuffle":
-                out.append(Event("reshuffle", count=raw[1]))
-            else:
-                out.append(Event("end", winner=raw[1], reason=raw[2]))
-        return out
+        return observer.events(self, seat, self._events[start:])
 
     @property
     def event_count(self) -> int:
@@ -690,14 +607,14 @@ class Game:
         """The actions applied since the game (or its position) began."""
         return tuple(self._actions)
 
-    # -- records ------------------------------------------------------------------------
-    def record(self) -> Any:
-        """The game record: how it began (setup and seed, or a position) and its actions."""
-        from .record import Record
-
+    @property
+    def origin(self) -> dict[str, Any] | None:
+        """How the game began, for its record: ``{"players", "options", "seed"}`` after
+        :meth:`new`, ``{"position": {...}}`` after :meth:`from_position`; None for a copy made
+        without history (or a game built from a view), which has no record."""
         if self._origin.get("position", 0) is None:
-            raise InvalidActionError("this copy was made without history and has no record")
-        return Record(origin=dict(self._origin), actions=tuple(self._actions))
+            return None
+        return dict(self._origin)
 
     # -- equality -----------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
@@ -735,21 +652,16 @@ def _kind(code: Any) -> int:
     return kind
 
 
-def floor_codes(floor: FloorT) -> Floor:
-    number, other, dogs = floor
-    return (CODES[number], CODES[other]) + ("dog",) * dogs
-
-
 _APPLY = {
     act.BUILD: Game._build,
     act.STEAL: Game._steal,
-    act.DOG: Game._dog,
-    act.BONE: Game._bone,
-    act.JACKHAMMER: Game._jackhammer,
-    act.WRECKING_BALL: Game._wrecking_ball,
+    act.DOG: Game._play_card,
+    act.BONE: Game._play_card,
+    act.JACKHAMMER: Game._play_card,
+    act.WRECKING_BALL: Game._play_card,
     act.THIEF: Game._thief,
     act.SUPER_THIEF: Game._super_thief,
-    act.MILKSHAKE: Game._milkshake,
-    act.DONUT_TRUCK: Game._donut_truck,
+    act.MILKSHAKE: Game._play_card,
+    act.DONUT_TRUCK: Game._play_card,
     act.END_TURN: Game._end_turn,
 }
