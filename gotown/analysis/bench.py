@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .engine import Game
+from gotown.engine import Game
 
 SAFETY_TURN_LIMIT = 2000
 
