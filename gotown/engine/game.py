@@ -30,7 +30,9 @@ from .cards import (
     JACKHAMMER,
     KIND_OF,
     KINDS,
+    MAX_PLAYERS,
     MILKSHAKE,
+    MIN_PLAYERS,
     SUPER_THIEF,
     THIEF,
     WRECKING_BALL,
@@ -38,7 +40,7 @@ from .cards import (
 )
 from .errors import IllegalActionError, InvalidActionError
 from .legality import refusal
-from .options import Options
+from .options import OPTION_CHOICES, Options
 from .outcome import Outcome
 from .position import Position, floor_from_codes, kind_counts
 from .views import Event, View
@@ -57,8 +59,8 @@ _SEED_BITS = 63
 _BUILDS: tuple[tuple[int, int, Action], ...] = tuple(
     (a, b, Action.build(CODES[a], CODES[b])) for a, b in act.build_pairs()
 )
-_MAX_SEATS = 4
-_MAX_FLOORS = 8
+_MAX_SEATS = MAX_PLAYERS
+_MAX_FLOORS = max(OPTION_CHOICES["win_floors"])  # (a tower of that many has won: no more play)
 _STEALS = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
 _OWN_DOGS = [Action.dog(f) for f in range(_MAX_FLOORS)]
 _DOGS = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
@@ -127,7 +129,7 @@ class Game:
     ) -> Game:
         """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
         opts = Options.from_json(options)
-        if type(players) is not int or not 2 <= players <= 4:
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InvalidActionError(f"GoTown is for 2 to 4 players, not {players!r} (R1)")
         if type(seed) is not int:
             raise InvalidActionError(f"the seed must be an integer, not {seed!r}")
@@ -428,7 +430,7 @@ class Game:
             for o in opponents:
                 if not (forbid and self.milkshakes[o]):
                     append(_MILKSHAKES[o])
-        if hand[DONUT_TRUCK] and not self.donut:
+        if hand[DONUT_TRUCK]:  # (one in the game: held, it is not on the table)
             append(_DONUT)
         append(_END)
         return tuple(out)

@@ -44,10 +44,9 @@ def _check_build(game: Game, me: int, action: Action) -> Refusal | None:
         return "R5", "special cards never make floors"
     if "?" not in (a, b) and int(a) + int(b) != 9:
         return "R5", f"{a} and {b} add up to {int(a) + int(b)}, not 9"
-    hand = game.hands[me]
-    for code in (a, b):
-        if hand[KIND_OF[code]] < (a, b).count(code):
-            return "R10", f"you do not hold {'two cards' if a == b else 'a card'} {code}"
+    for code in (a, b):  # (two different cards: no pair of equal cards makes 9)
+        if not game.hands[me][KIND_OF[code]]:
+            return "R10", f"you do not hold a card {code}"
     return None
 
 
@@ -149,12 +148,6 @@ def _check_milkshake(game: Game, me: int, action: Action) -> Refusal | None:
     return None
 
 
-def _check_donut_truck(game: Game, me: int, action: Action) -> Refusal | None:
-    if game.donut:
-        return "R19", "the donut truck is already on the table"
-    return None
-
-
 def _check_end_turn(game: Game, me: int, action: Action) -> Refusal | None:
     """Ending the turn is always legal in the action phase (R21)."""
     return None
@@ -201,6 +194,7 @@ CHECKERS: dict[str, Checker] = {
     act.THIEF: _all(_without, _aimed_at_me, _check_thief),
     act.SUPER_THIEF: _all(_without, _check_super_thief),
     act.MILKSHAKE: _all(_without, _aimed_at_me, _check_milkshake),
-    act.DONUT_TRUCK: _all(_without, _check_donut_truck),
+    # (The game has one donut truck: held, it cannot be on the table too.)
+    act.DONUT_TRUCK: _without,
     act.END_TURN: _check_end_turn,
 }

@@ -9,7 +9,18 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import CODES, COPIES, DOG, DONUT_TRUCK, JOKER, KIND_OF, KINDS, MILKSHAKE
+from .cards import (
+    CODES,
+    COPIES,
+    DOG,
+    DONUT_TRUCK,
+    JOKER,
+    KIND_OF,
+    KINDS,
+    MAX_PLAYERS,
+    MILKSHAKE,
+    MIN_PLAYERS,
+)
 from .errors import InvalidPositionError
 from .options import Options
 from .outcome import Outcome
@@ -78,7 +89,7 @@ class Position:
         if unknown:
             raise InvalidPositionError(f"a position has no field {unknown[0]!r}")
         players = _int(data, "players")
-        if not 2 <= players <= 4:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InvalidPositionError(f"GoTown is for 2 to 4 players, not {players} (R1)")
         options = Options.from_json(data.get("options"))
         active = _int(data, "active")

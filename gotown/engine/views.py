@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action
-from .cards import KIND_OF
+from .cards import KIND_OF, MAX_PLAYERS, MIN_PLAYERS
 from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
 from .outcome import Outcome
@@ -202,7 +202,7 @@ def _check_view(view: View) -> None:
     """Raise InvalidPositionError unless every field of ``view`` has its shape (so that a game
     built from it, :meth:`Game.from_view`, meets only well-formed data)."""
     players = view.players
-    if type(players) is not int or not 2 <= players <= 4:
+    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise InvalidPositionError(f"not a view: 2 to 4 players (R1), not {players!r}")
 
     def seat(value: Any) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -290,6 +291,61 @@ def test_a_malformed_view_is_refused_naming_the_field(change: dict[str, Any]) ->
     data = {**_played_view(), **change}
     with pytest.raises(InvalidPositionError, match="not a view"):
         View.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"players": 5}, "2 to 4 players (R1), not 5"),
+        ({"players": 1}, "2 to 4 players (R1), not 1"),
+        ({"seat": 2}, "seat 2 does not exist (R1)"),
+        ({"seat": -1}, "seat -1 does not exist (R1)"),
+        ({"active": 2}, "active seat 2 does not exist (R1)"),
+        ({"active": -1}, "active seat -1 does not exist (R1)"),
+        ({"turn": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"version": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"draw_size": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"hand_sizes": [3, 3, 3]}, "hand_sizes needs a count >= 0 for each seat"),
+        ({"milkshakes": [0, -1]}, "milkshakes needs a count >= 0 for each seat"),
+        ({"towers": [[], [], []]}, "towers needs one tower per seat"),
+        ({"hand": ["1"]}, "a hand of 1 cards for seat 0"),
+        ({"donut": None}, "donut and over are true or false"),
+        ({"over": 0}, "donut and over are true or false"),
+        ({"winner": 2}, "winner 2 is not a seat"),
+        ({"winner": -1}, "winner -1 is not a seat"),
+    ],
+    ids=lambda value: json.dumps(value) if isinstance(value, dict) else "",
+)
+def test_r1_r22_a_malformed_view_names_what_is_wrong(change: dict[str, Any], words: str) -> None:
+    with pytest.raises(InvalidPositionError, match="not a view: " + re.escape(words)):
+        View.from_json({**_played_view(), **change})
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"active": 1}, {"active": 0}, {"turn": 0}, {"version": 0}, {"draw_size": 0},
+     {"winner": 0}, {"winner": 1}, {"milkshakes": [0, 0]}, {"donut": True}, {"over": True}],
+    ids=lambda change: json.dumps(change),
+)  # fmt: skip
+def test_a_view_at_the_edges_of_each_field_is_read(change: dict[str, Any]) -> None:
+    data = {**_played_view(), **change}
+    view = View.from_json(data)
+    assert view.to_json() == data
+
+
+def test_a_view_whose_event_names_a_seat_outside_the_table_is_refused() -> None:
+    data = _played_view()
+    events = [*data["events"], {"type": "draw", "seat": 2, "card": None}]
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "end", "winner": 2, "reason": "win"}
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "stolen", "seat": 0, "victim": 2, "card": None}
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "stolen", "seat": 1, "victim": 0, "card": None}
+    assert View.from_json({**data, "events": events}).events[-1].victim == 0
 
 
 @pytest.mark.parametrize(

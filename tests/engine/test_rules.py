@@ -6,6 +6,7 @@ there means the position holds fewer than 54 cards, which FORMAT.md allows.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -132,6 +133,28 @@ def test_r4_deal_five_each_then_first_player_draws(players: int) -> None:
     assert g.discard == []
     assert all(t == [] for t in g.towers)
     assert g.turn == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_r4_r7_the_game_opens_with_turn_1_of_the_first_player_and_its_draw(players: int) -> None:
+    for seed in range(6):
+        g = Game.new(players=players, seed=seed)
+        first = g.active
+        opening = [e.to_json() for e in g.events(first)]
+        assert opening[0] == {"type": "turn", "turn": 1, "seat": first, "extra": False}
+        assert opening[1]["type"] == "draw" and opening[1]["seat"] == first
+        assert len(opening) == 2 and g.version == 0 and g.actions == ()
+
+
+def test_r6_each_action_counts_one_version_and_copies_keep_the_count() -> None:
+    g = Game.new(players=3, seed=4)
+    rng = random.Random(0)
+    for count in range(1, 60):
+        if g.is_over:
+            break
+        g.apply(rng.choice(g.legal_actions()))
+        assert g.version == count == len(g.actions)
+        assert g.copy().version == g.copy(history=False).version == g.view(0).version == count
 
 
 def test_r4_first_player_is_random_over_seeds() -> None:
