@@ -24,7 +24,6 @@ from .actions import Action
 from .cards import (
     BONE,
     CODES,
-    COPIES,
     DOG,
     DONUT_TRUCK,
     JACKHAMMER,
@@ -32,27 +31,22 @@ from .cards import (
     KINDS,
     MAX_PLAYERS,
     MILKSHAKE,
-    MIN_PLAYERS,
     SUPER_THIEF,
     THIEF,
     WRECKING_BALL,
-    full_deck,
 )
 from .errors import IllegalActionError, InvalidActionError
 from .legality import refusal
 from .options import OPTION_CHOICES, Options
 from .outcome import Outcome
-from .position import Position, floor_from_codes, kind_counts
+from .position import SEED_BITS, Position, kind_counts
 from .views import Event, View
 from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
 RawEvent = tuple[Any, ...]
 
-HAND_SIZE_AT_DEAL = 5
 REFILL_TO = 3  # R8
 NO_DRAW_FROM = 8  # R7b
-
-_SEED_BITS = 63
 
 
 # -- the actions every position draws from, built once ---------------------------------------
@@ -128,32 +122,10 @@ class Game:
         cls, players: int = 2, seed: int = 0, options: Options | dict[str, Any] | None = None
     ) -> Game:
         """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
-        opts = Options.from_json(options)
-        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise InvalidActionError(f"GoTown is for 2 to 4 players, not {players!r} (R1)")
-        if type(seed) is not int:
-            raise InvalidActionError(f"the seed must be an integer, not {seed!r}")
-        if opts.first_player != "random" and not int(opts.first_player) < players:
-            raise InvalidActionError(
-                f"first_player {opts.first_player} is not a seat of {players} players (R23)"
-            )
-        game = cls._blank(players, opts)
-        game._origin = {"players": players, "options": opts.to_json(), "seed": seed}
-        rng = random.Random(seed)
-        deck = full_deck()
-        rng.shuffle(deck)
-        for _ in range(HAND_SIZE_AT_DEAL):
-            for seat in range(players):
-                card = deck.pop()
-                game.hands[seat][card] += 1
-                game.hand_sizes[seat] += 1
-        game.draw = deck
-        first = rng.randrange(players) if opts.first_player == "random" else opts.first_player
-        game.seed = rng.getrandbits(_SEED_BITS)
-        assert isinstance(first, int)
-        game.active = first
-        game.turn = 0
-        game._begin_turn(first, extra=False)
+        position = Position.deal(players, seed, Options.from_json(options))
+        game = cls._at(position)
+        game._origin = {"players": players, "options": position.options.to_json(), "seed": seed}
+        game._begin_turn(position.active, extra=False)
         return game
 
     @classmethod
@@ -187,6 +159,12 @@ class Game:
     @classmethod
     def from_plain(cls, position: Position) -> Game:
         """A game at ``position`` (its lists become the game's); its record starts there."""
+        game = cls._at(position)
+        game._origin = {"position": position.to_json()}
+        return game
+
+    @classmethod
+    def _at(cls, position: Position) -> Game:
         game = cls._blank(position.players, position.options)
         game.active = position.active
         game.turn = position.turn
@@ -199,7 +177,6 @@ class Game:
         game.discard = position.discard
         game.draw = position.draw
         game._outcome = position.outcome
-        game._origin = {"position": position.to_json()}
         return game
 
     def plain(self) -> Position:
@@ -232,43 +209,10 @@ class Game:
         draw: Sequence[str],
         seed: int = 0,
     ) -> Game:
-        """A full game that agrees with ``view``, given a guess at what it hides.
-
-        ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
-        holds); ``draw`` is the draw pile, top first. Search bots use this to sample the hidden
-        cards (determinisation). The sizes must match the view's.
-        """
-        game = cls._blank(view.players, view.options)
-        if len(hands) != view.players:
-            raise InvalidActionError(f"one hand per seat is needed, not {len(hands)}")
-        for seat in range(view.players):
-            cards = view.hand if seat == view.seat else hands[seat]
-            if cards is None:
-                raise InvalidActionError(f"the hand of seat {seat} is needed")
-            for code in cards:
-                game.hands[seat][_kind(code)] += 1
-                game.hand_sizes[seat] += 1
-            if game.hand_sizes[seat] != view.hand_sizes[seat]:
-                raise InvalidActionError(
-                    f"seat {seat} holds {view.hand_sizes[seat]} cards, not {game.hand_sizes[seat]}"
-                )
-        if len(draw) != view.draw_size:
-            raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
-        game.towers = [[floor_from_codes(list(f)) for f in tower] for tower in view.towers]
-        game.milkshakes = list(view.milkshakes)
-        game.donut = view.donut
-        game.discard = [KIND_OF[c] for c in view.discard]
-        game.draw = [_kind(c) for c in reversed(draw)]
-        game.active = view.active
-        game.turn = view.turn
-        game._outcome = view.outcome
-        game.seed = seed
-        for kind, count in enumerate(game.kind_counts()):
-            if count > COPIES[kind]:
-                raise InvalidActionError(
-                    f"the guess holds {count} cards {CODES[kind]!r}; the game has "
-                    f"{COPIES[kind]} (R2)"
-                )
+        """A full game that agrees with ``view``, given a guess at what it hides (see
+        :meth:`Position.from_view`); search bots sample the hidden cards with it. It has no
+        record."""
+        game = cls._at(Position.from_view(view, hands, draw, seed))
         game._origin = {"position": None}
         return game
 
@@ -336,26 +280,8 @@ class Game:
         return refusal(self, action) is None
 
     def normalize(self, action: Any) -> Action:
-        """The canonical form of an action (sorted build cards; a dog on the active seat's
-        own tower without a target). Raises InvalidActionError for malformed input."""
-        if not isinstance(action, Action):
-            raise InvalidActionError(f"not an action: {action!r}")
-        try:
-            data = action.to_json()
-        except (TypeError, ValueError):  # an Action built by hand with junk fields
-            raise InvalidActionError(f"not an action: {tuple(action)!r}") from None
-        canonical = Action.from_json(data)
-        stray = act.stray_field(action)
-        if stray is not None:
-            raise InvalidActionError(f"a {canonical.type} action has no field {stray!r}")
-        if canonical.type == act.DOG and canonical.target == self.active:
-            canonical = Action(act.DOG, floor=canonical.floor)
-        target = canonical.target
-        if target is not None and target >= self.players:
-            raise InvalidActionError(
-                f"seat {target} does not exist: seats are 0 to {self.players - 1} (R1)"
-            )
-        return canonical
+        """The canonical form of an action now (see :func:`actions.normalize`)."""
+        return act.normalize(action, self.players, self.active)
 
     def is_deadlocked(self) -> bool:
         """True when nothing can ever change the game again: no seat will draw (every hand
@@ -572,7 +498,7 @@ class Game:
 
     def _rng(self) -> random.Random:
         rng = random.Random(self.seed)
-        self.seed = rng.getrandbits(_SEED_BITS)
+        self.seed = rng.getrandbits(SEED_BITS)
         return rng
 
     def _finish(self, winner: int | None) -> None:
@@ -645,13 +571,6 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game.from_position({self.to_position()!r})"
-
-
-def _kind(code: Any) -> int:
-    kind = KIND_OF.get(code) if isinstance(code, str) else None
-    if kind is None:
-        raise InvalidActionError(f"{code!r} is not a card (R2)")
-    return kind
 
 
 _APPLY = {

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +21,16 @@ from .cards import (
     MAX_PLAYERS,
     MILKSHAKE,
     MIN_PLAYERS,
+    full_deck,
 )
-from .errors import InvalidPositionError
+from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
 from .outcome import Outcome
+from .views import View
 from .zones import FloorT, floor_codes
+
+HAND_SIZE_AT_DEAL = 5  # R4
+SEED_BITS = 63  # the seed a random event leaves behind for the next
 
 _KEYS = {
     "players", "active", "hands", "towers", "milkshakes", "donut", "discard", "draw",
@@ -115,6 +121,96 @@ class Position:
         position.outcome = _outcome(data, position)
         return position
 
+    @classmethod
+    def deal(cls, players: int, seed: int, options: Options) -> Position:
+        """R4: the 54 cards shuffled by ``seed``, 5 dealt to each seat, the rest the draw pile,
+        and the first player chosen (at random unless ``first_player`` names one), its turn
+        (turn 1) not yet begun. InvalidActionError for a setup the rules do not allow."""
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise InvalidActionError(f"GoTown is for 2 to 4 players, not {players!r} (R1)")
+        if type(seed) is not int:
+            raise InvalidActionError(f"the seed must be an integer, not {seed!r}")
+        first = options.first_player
+        if first != "random" and not int(first) < players:
+            raise InvalidActionError(
+                f"first_player {first} is not a seat of {players} players (R23)"
+            )
+        rng = random.Random(seed)
+        deck = full_deck()
+        rng.shuffle(deck)
+        hands = [[0] * KINDS for _ in range(players)]
+        for _ in range(HAND_SIZE_AT_DEAL):
+            for seat in range(players):
+                hands[seat][deck.pop()] += 1
+        active = rng.randrange(players) if first == "random" else int(first)
+        return cls(
+            players=players,
+            options=options,
+            active=active,
+            turn=0,
+            seed=rng.getrandbits(SEED_BITS),
+            hands=hands,
+            towers=[[] for _ in range(players)],
+            milkshakes=[0] * players,
+            donut=False,
+            discard=[],
+            draw=deck,
+            outcome=None,
+        )
+
+    @classmethod
+    def from_view(
+        cls,
+        view: View,
+        hands: Sequence[Iterable[str] | None],
+        draw: Sequence[str],
+        seed: int = 0,
+    ) -> Position:
+        """The position ``view`` shows, completed by a guess at what it hides.
+
+        ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
+        holds); ``draw`` is the draw pile, top first. The sizes must match the view's, and the
+        cards the 54 (InvalidActionError otherwise).
+        """
+        if len(hands) != view.players:
+            raise InvalidActionError(f"one hand per seat is needed, not {len(hands)}")
+        counts = []
+        for seat in range(view.players):
+            cards = view.hand if seat == view.seat else hands[seat]
+            if cards is None:
+                raise InvalidActionError(f"the hand of seat {seat} is needed")
+            hand = [0] * KINDS
+            for code in cards:
+                hand[_guessed(code)] += 1
+            if sum(hand) != view.hand_sizes[seat]:
+                raise InvalidActionError(
+                    f"seat {seat} holds {view.hand_sizes[seat]} cards, not {sum(hand)}"
+                )
+            counts.append(hand)
+        if len(draw) != view.draw_size:
+            raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
+        position = cls(
+            players=view.players,
+            options=view.options,
+            active=view.active,
+            turn=view.turn,
+            seed=seed,
+            hands=counts,
+            towers=[[floor_from_codes(list(f)) for f in tower] for tower in view.towers],
+            milkshakes=list(view.milkshakes),
+            donut=view.donut,
+            discard=[KIND_OF[c] for c in view.discard],
+            draw=[_guessed(c) for c in reversed(draw)],
+            outcome=view.outcome,
+        )
+        for kind, count in enumerate(position.kind_counts()):
+            if count > COPIES[kind]:
+                raise InvalidActionError(
+                    f"the guess holds {count} cards {CODES[kind]!r}; the game has "
+                    f"{COPIES[kind]} (R2)"
+                )
+        return position
+
     def _check_counts(self, deal_rest: bool) -> None:
         used = self.kind_counts()
         for kind in range(KINDS):
@@ -128,7 +224,7 @@ class Position:
             rng = random.Random(self.seed)
             rng.shuffle(rest)
             self.draw = rest
-            self.seed = rng.getrandbits(63)
+            self.seed = rng.getrandbits(SEED_BITS)
 
 
 def kind_counts(
@@ -172,6 +268,13 @@ def floor_from_codes(cards: Any, where: str = "a floor") -> FloorT:
     if b != JOKER and a + b != 9:
         raise InvalidPositionError(f"{where} {cards!r}: {a} + {b} is not 9 (R5)")
     return (a, b, dogs)
+
+
+def _guessed(code: Any) -> int:
+    kind = KIND_OF.get(code) if isinstance(code, str) else None
+    if kind is None:
+        raise InvalidActionError(f"{code!r} is not a card (R2)")
+    return kind
 
 
 def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
