@@ -15,7 +15,7 @@ therefore a function of its position (seed included) and the actions taken, in a
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from . import actions as act
@@ -39,7 +39,7 @@ from .errors import IllegalActionError, InvalidActionError
 from .legality import refusal
 from .options import OPTION_CHOICES, Options
 from .outcome import Outcome
-from .position import SEED_BITS, Position, kind_counts
+from .position import SEED_BITS, Hands, Position, kind_counts
 from .views import Event, View
 from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
@@ -202,13 +202,7 @@ class Game:
         return self.plain().to_json()
 
     @classmethod
-    def from_view(
-        cls,
-        view: View,
-        hands: Sequence[Iterable[str] | None],
-        draw: Sequence[str],
-        seed: int = 0,
-    ) -> Game:
+    def from_view(cls, view: View, hands: Hands, draw: Sequence[str], seed: int = 0) -> Game:
         """A full game that agrees with ``view``, given a guess at what it hides (see
         :meth:`Position.from_view`); search bots sample the hidden cards with it. It has no
         record."""

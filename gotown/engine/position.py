@@ -29,6 +29,9 @@ from .outcome import Outcome
 from .views import View
 from .zones import FloorT, floor_codes
 
+#: A guess at the hands a view hides: the cards of each seat (None for the viewer's own).
+Hands = Sequence[Iterable[str] | None]
+
 HAND_SIZE_AT_DEAL = 5  # R4
 SEED_BITS = 63  # the seed a random event leaves behind for the next
 
@@ -159,13 +162,7 @@ class Position:
         )
 
     @classmethod
-    def from_view(
-        cls,
-        view: View,
-        hands: Sequence[Iterable[str] | None],
-        draw: Sequence[str],
-        seed: int = 0,
-    ) -> Position:
+    def from_view(cls, view: View, hands: Hands, draw: Sequence[str], seed: int = 0) -> Position:
         """The position ``view`` shows, completed by a guess at what it hides.
 
         ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
