@@ -44,6 +44,8 @@ from .views import Event, View
 from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
 RawEvent = tuple[Any, ...]
+_place_build = EFFECTS[act.BUILD]
+_place_steal = EFFECTS[act.STEAL]
 
 REFILL_TO = 3  # R8
 NO_DRAW_FROM = 8  # R7b
@@ -382,17 +384,15 @@ class Game:
         hand[KIND_OF[action.cards[0]]] -= 1
         hand[KIND_OF[action.cards[1]]] -= 1
         self.hand_sizes[me] -= 2
-        self._new_floor(me, action)
+        _place_build(self, me, action)
+        if len(self.towers[me]) >= self.options.win_floors:  # R20
+            self._finish(me)
 
     def _steal(self, me: int, action: Action) -> None:
         self.hands[me][KIND_OF[action.card]] -= 1  # type: ignore[index]
         self.hand_sizes[me] -= 1
-        self._new_floor(me, action)
-
-    def _new_floor(self, me: int, action: Action) -> None:
-        """A build or steal-build puts its floor on the tower; then R20."""
-        EFFECTS[action.type](self, me, action)
-        if len(self.towers[me]) >= self.options.win_floors:
+        _place_steal(self, me, action)
+        if len(self.towers[me]) >= self.options.win_floors:  # R20
             self._finish(me)
 
     def _play_card(self, me: int, action: Action) -> None:
