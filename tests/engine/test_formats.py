@@ -28,7 +28,7 @@ from gotown.engine import (
     parse_action,
 )
 
-from .helpers import game
+from .helpers import game, play
 
 
 # -- actions --------------------------------------------------------------------------------
@@ -482,3 +482,44 @@ def test_positions_that_the_rules_allow_stay_valid() -> None:
     game(towers=[[], won[:4]], winner=1, active=1, options={"win_floors": 4})
     assert game(towers=[won, []], winner=0, over=True).outcome() == (0, "win")
     game(options={"first_player": 1})
+
+
+def test_a_record_knows_how_its_game_began_and_a_copy_without_history_has_none() -> None:
+    g = Game.new(players=3, seed=11, options={"win_floors": 4})
+    g.apply(g.legal_actions()[0])
+    assert g.origin == {"players": 3, "options": g.options.to_json(), "seed": 11}
+    record = Record.of(g)
+    assert record.actions == g.actions and len(record.actions) == 1
+    assert Record.from_json(record.to_json()).replay() == g
+    start = Game.from_position(g.to_position())
+    assert start.origin == {"position": g.to_position()}
+    for orphan in (g.copy(history=False), Game.from_view(g.view(0), *_guess(g))):
+        assert orphan.origin is None
+        with pytest.raises(InvalidActionError, match="no record"):
+            Record.of(orphan)
+    assert Record.of(g.copy()) == record
+
+
+def _guess(g: Game) -> tuple[list[list[str] | None], list[str]]:
+    """The true hidden cards of ``g`` as seat 0's guess."""
+    position = g.to_position()
+    hands: list[list[str] | None] = [None, *position["hands"][1:]]
+    return hands, position["draw"]
+
+
+def test_the_public_replay_refuses_events_that_do_not_fit_and_counts_the_discard() -> None:
+    from gotown.engine.zones import PublicZones
+
+    g = game(hands=[["jackhammer", "1", "8"], []], towers=[[], [["2", "7"]]], draw=["3"] * 4)
+    play(g, Action.jackhammer(1), Action.build("1", "8"))
+    events = g.view(1).events
+    zones = PublicZones.replay(2, events[1:])  # (the events of a position, not of a deal)
+    assert zones.towers == [[(1, 8, 0)], []]
+    with pytest.raises(InvalidPositionError, match="does not fit"):
+        PublicZones.replay(2, events)  # the empty zones of a deal hold no floor to hammer
+    full = PublicZones(towers=[[], [(2, 7, 0)]], milkshakes=[0, 0])
+    for event in events:
+        full.apply(event)
+    assert full.discard == [2, 7, 11] and full.towers == [[(1, 8, 0)], []]
+    counts = full.discard_counts()
+    assert (counts[2], counts[7], counts[11], sum(counts)) == (1, 1, 1, 3)
