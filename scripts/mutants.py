@@ -201,13 +201,15 @@ def main(argv: list[str] | None = None) -> int:
             for outcome in pool.map(test_one, chosen):
                 results.append(outcome)
                 progress.advance(task)
+                if not outcome.killed:  # said at once, so that a long run can be read as it goes
+                    progress.console.print(f"survived: {outcome.site.describe()}")
         elapsed = time.perf_counter() - start
     survivors = [r for r in results if not r.killed]
     killed = len(results) - len(survivors)
     print(f"score: {killed} of {len(results)} killed ({100 * killed / len(results):.1f}%),"
-          f" seed {args.seed}, {elapsed / 60:.1f} min")  # fmt: skip
+          f" seed {args.seed}, {elapsed / 60:.1f} min; survivors:")  # fmt: skip
     for outcome in survivors:
-        print(f"survived: {outcome.site.describe()}")
+        print(f"  {outcome.site.describe()}")
     return 0
 
 

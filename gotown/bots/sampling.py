@@ -26,9 +26,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from gotown.engine import CODES, COPIES, Game, InvalidPositionError, View
+from gotown.engine import CODES, COPIES, Game, InvalidPositionError, PublicZones, View
 from gotown.engine.cards import JOKER, KIND_OF, KINDS
-from gotown.engine.zones import PublicZones
 
 _DOG, _BONE, _JACKHAMMER, _BALL, _MILKSHAKE, _DONUT, _THIEF, _SUPER_THIEF = (
     KIND_OF[code]

@@ -18,8 +18,10 @@ from .errors import (
 from .game import Game
 from .options import OPTION_CHOICES, Options
 from .outcome import Outcome, Termination
+from .position import Position
 from .record import Record
 from .views import Event, View
+from .zones import PublicZones
 
 __all__ = [
     "ACTION_TYPES",
@@ -38,6 +40,8 @@ __all__ = [
     "InvalidPositionError",
     "Options",
     "Outcome",
+    "Position",
+    "PublicZones",
     "Record",
     "Termination",
     "View",
