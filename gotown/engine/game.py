@@ -511,7 +511,7 @@ class Game:
     # -- what a seat sees (the observer decides, R22) --------------------------------------
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
-        return observer.view(self, seat, self._events)
+        return observer.view(self, seat, self.events(seat))
 
     def public_view(self) -> View:
         return self.view(None)

@@ -25,8 +25,9 @@ def check_seat(game: Game, seat: int | None) -> None:
         raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
 
 
-def view(game: Game, seat: int | None, raw_events: list[RawEvent]) -> View:
-    """What ``seat`` may know of ``game`` (None: a spectator), with ``raw_events`` seen by it."""
+def view(game: Game, seat: int | None, seen: list[Event]) -> View:
+    """What ``seat`` may know of ``game`` (None: a spectator), with the events it has seen
+    (:func:`events`)."""
     check_seat(game, seat)
     hand = None
     if seat is not None:
@@ -49,7 +50,7 @@ def view(game: Game, seat: int | None, raw_events: list[RawEvent]) -> View:
         options=game.options,
         winner=None if outcome is None else outcome.winner,
         over=outcome is not None,
-        events=tuple(events(game, seat, raw_events)),
+        events=tuple(seen),
     )
 
 
