@@ -156,8 +156,8 @@ class PublicZones:
                 EFFECTS[event.action.type](self, event.seat, event.action)
             elif kind == "turn" and event.extra and self.donut:
                 discard_donut(self)
-            elif kind == "milkshake-turn" and event.seat is not None:
-                drink_milkshakes(self, event.seat, event.count or 0)
+            elif kind == "milkshake-turn" and event.seat is not None and event.count is not None:
+                drink_milkshakes(self, event.seat, event.count)
             elif kind == "reshuffle":
                 self.discard = []
         except (IndexError, KeyError, TypeError):

@@ -1097,3 +1097,22 @@ def test_deadlocks_met_in_random_play_never_change() -> None:
             assert after[key] == before[key], key
         assert g.is_deadlocked()
     assert found >= 3
+
+
+def test_r7b_r21_frozen_turns_count_the_turns_that_were_only_ended() -> None:
+    """With 8 cards no seat draws (R7b) and nothing here is playable (R21): every turn is only
+    ended, and the views count them from the public events."""
+    stuck = [["1", "1", "1", "1", "2", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "4"]]
+    g = game(hands=stuck, draw=["5"])
+    assert g.legal_actions() == (END,) and g.view(0).frozen_turns == 0
+    for turns in range(1, 4):
+        play(g, END)
+        assert [g.view(seat).frozen_turns for seat in (None, 0, 1)] == [turns] * 3
+    fresh = Game.new(players=2, seed=1)
+    play(fresh, END)  # the next seat draws (R7b): the game changed
+    assert fresh.view(None).frozen_turns == 0
+    built = game(hands=[["?", "8", *stuck[0]], stuck[1]], draw=["5"])
+    play(built, A.build("8", "?"), END)  # a turn that built something was not only ended
+    assert built.view(None).frozen_turns == 0
+    play(built, END)
+    assert built.view(None).frozen_turns == 1
