@@ -28,7 +28,6 @@ from .cards import (
     DONUT_TRUCK,
     JACKHAMMER,
     KIND_OF,
-    KINDS,
     MAX_PLAYERS,
     MILKSHAKE,
     SUPER_THIEF,
@@ -131,29 +130,6 @@ class Game:
         return game
 
     @classmethod
-    def _blank(cls, players: int, options: Options) -> Game:
-        game = cls.__new__(cls)
-        game.players = players
-        game.options = options
-        game.hands = [[0] * KINDS for _ in range(players)]
-        game.hand_sizes = [0] * players
-        game.towers = [[] for _ in range(players)]
-        game.milkshakes = [0] * players
-        game.donut = False
-        game.discard = []
-        game.draw = []
-        game.active = 0
-        game.turn = 1
-        game.version = 0
-        game._outcome = None
-        game.seed = 0
-        game._events = []
-        game._actions = []
-        game._origin = {}
-        game._legal = None
-        return game
-
-    @classmethod
     def from_position(cls, data: Any) -> Game:
         """A game from a FORMAT.md position (validated; raises InvalidPositionError)."""
         return cls.from_plain(Position.from_json(data))
@@ -167,7 +143,10 @@ class Game:
 
     @classmethod
     def _at(cls, position: Position) -> Game:
-        game = cls._blank(position.players, position.options)
+        """A game at ``position`` with no history yet (the callers say how it began)."""
+        game = cls.__new__(cls)
+        game.players = position.players
+        game.options = position.options
         game.active = position.active
         game.turn = position.turn
         game.seed = position.seed
@@ -179,6 +158,11 @@ class Game:
         game.discard = position.discard
         game.draw = position.draw
         game._outcome = position.outcome
+        game.version = 0
+        game._events = []
+        game._actions = []
+        game._origin = {}
+        game._legal = None
         return game
 
     def plain(self) -> Position:

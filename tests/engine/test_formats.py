@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import re
 from typing import Any
 
@@ -27,6 +28,7 @@ from gotown.engine import (
     format_action,
     parse_action,
 )
+from gotown.engine.views import EVENT_FIELDS
 
 from .helpers import game, play
 
@@ -523,3 +525,30 @@ def test_the_public_replay_refuses_events_that_do_not_fit_and_counts_the_discard
     assert full.discard == [2, 7, 11] and full.towers == [[(1, 8, 0)], []]
     counts = full.discard_counts()
     assert (counts[2], counts[7], counts[11], sum(counts)) == (1, 1, 1, 3)
+
+
+def test_a_long_bad_value_is_cut_to_forty_characters_in_the_message() -> None:
+    with pytest.raises(InvalidActionError) as info:
+        Action.from_json({"type": "x" * 60})
+    quoted = repr("x" * 60)[:37] + "..."
+    assert str(info.value).startswith(f"unknown action type {quoted};")
+    with pytest.raises(InvalidActionError, match=re.escape(f"{'y' * 38!r} is not a card code")):
+        Action.from_json({"type": "steal", "card": "y" * 38, "target": 1})  # 40: not cut
+    cut = repr("z" * 39)[:37] + "..."  # 41: cut
+    with pytest.raises(InvalidActionError, match=re.escape(f"{cut} is not a card code")):
+        Action.from_json({"type": "steal", "card": "z" * 39, "target": 1})
+
+
+def test_an_event_carries_only_the_fields_of_its_type() -> None:
+    g = Game.new(players=3, seed=2)
+    rng = random.Random(5)
+    while not g.is_over and g.version < 120:
+        g.apply(rng.choice(g.legal_actions()))
+    defaults = Event("turn")
+    for seat in (None, 0, 1, 2):
+        for event in g.events(seat):
+            kept = {"type", *EVENT_FIELDS[event.type]}
+            for name in Event.__dataclass_fields__:
+                if name not in kept:
+                    assert getattr(event, name) == getattr(defaults, name), (event, name)
+            assert event.extra is False or event.type == "turn"
