@@ -1116,3 +1116,21 @@ def test_r7b_r21_frozen_turns_count_the_turns_that_were_only_ended() -> None:
     assert built.view(None).frozen_turns == 0
     play(built, END)
     assert built.view(None).frozen_turns == 1
+
+
+def test_r23_options_cannot_change_under_a_game_and_its_copies() -> None:
+    """Copies share their Options (search makes many): they are frozen and hashable."""
+    g = Game.new(players=2, seed=1, options={"win_floors": 4})
+    copy = g.copy(history=False)
+    assert copy.options is g.options and hash(g.options) == hash(Options(win_floors=4))
+    with pytest.raises(AttributeError):
+        g.options.win_floors = 5  # type: ignore[misc]
+    assert copy.options.win_floors == 4
+
+
+def test_a_game_from_a_view_starts_from_seed_0_unless_given_one() -> None:
+    g = Game.new(players=2, seed=3)
+    position = g.to_position()
+    guess = ([None, position["hands"][1]], position["draw"])
+    assert Game.from_view(g.view(0), *guess).seed == 0
+    assert Game.from_view(g.view(0), *guess, seed=g.seed) == g
