@@ -552,3 +552,26 @@ def test_an_event_carries_only_the_fields_of_its_type() -> None:
                 if name not in kept:
                     assert getattr(event, name) == getattr(defaults, name), (event, name)
             assert event.extra is False or event.type == "turn"
+
+
+@pytest.mark.parametrize(
+    ("fields", "why"),
+    [({"over": True}, "it sets no turn_limit"),
+     ({"over": True, "turn": 2, "options": {"turn_limit": 3}}, "turn 2 is not 3")],
+)  # fmt: skip
+def test_r23_a_position_over_without_a_winner_says_why_it_cannot_be(
+    fields: dict[str, Any], why: str
+) -> None:
+    with pytest.raises(InvalidPositionError) as info:
+        game(**fields)
+    assert str(info.value) == (
+        f"a game over without a winner ends as its turn_limit's turn ends (R23), and {why}"
+    )
+
+
+def test_r22_a_view_cannot_change_once_given() -> None:
+    """Views go to bots and clients, which must not edit what the next one sees."""
+    view = Game.new(players=2, seed=1).view(0)
+    with pytest.raises(AttributeError):
+        view.hand = ("1",)  # type: ignore[misc]
+    assert hash(view.events[0]) == hash(Event.from_json(view.events[0].to_json()))
