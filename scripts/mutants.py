@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
                 progress.advance(task)
                 if not outcome.killed:  # said at once, so that a long run can be read as it goes
                     progress.console.print(f"survived: {outcome.site.describe()}")
+                if len(results) % 10 == 0:
+                    alive = sum(not r.killed for r in results)
+                    progress.console.print(f"{len(results)} done, {alive} survived so far")
         elapsed = time.perf_counter() - start
     survivors = [r for r in results if not r.killed]
     killed = len(results) - len(survivors)

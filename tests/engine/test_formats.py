@@ -575,3 +575,12 @@ def test_r22_a_view_cannot_change_once_given() -> None:
     with pytest.raises(AttributeError):
         view.hand = ("1",)  # type: ignore[misc]
     assert hash(view.events[0]) == hash(Event.from_json(view.events[0].to_json()))
+
+
+@pytest.mark.parametrize("name", ["target", "floor"])
+def test_a_seat_or_floor_number_is_small(name: str) -> None:
+    data = {"type": "bone", "target": 1, "floor": 0}
+    assert Action.from_json({**data, name: 63}).to_json()[name] == 63
+    for bad in (64, -1, 1.0, True):
+        with pytest.raises(InvalidActionError, match=f"bone: '{name}' must be a small number"):
+            Action.from_json({**data, name: bad})
