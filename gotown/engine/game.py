@@ -43,6 +43,11 @@ from .views import Event, View
 from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
 RawEvent = tuple[Any, ...]
+#: The fields a game shares with its plain :class:`Position` (besides the outcome).
+_POSITION_FIELDS = (
+    "players", "options", "active", "turn", "seed", "hands", "towers", "milkshakes", "donut",
+    "discard", "draw",
+)  # fmt: skip
 _place_build = EFFECTS[act.BUILD]
 _place_steal = EFFECTS[act.STEAL]
 
@@ -145,18 +150,9 @@ class Game:
     def _at(cls, position: Position) -> Game:
         """A game at ``position`` with no history yet (the callers say how it began)."""
         game = cls.__new__(cls)
-        game.players = position.players
-        game.options = position.options
-        game.active = position.active
-        game.turn = position.turn
-        game.seed = position.seed
-        game.hands = position.hands
+        for name in _POSITION_FIELDS:
+            setattr(game, name, getattr(position, name))
         game.hand_sizes = [sum(hand) for hand in position.hands]
-        game.towers = position.towers
-        game.milkshakes = position.milkshakes
-        game.donut = position.donut
-        game.discard = position.discard
-        game.draw = position.draw
         game._outcome = position.outcome
         game.version = 0
         game._events = []
@@ -168,20 +164,8 @@ class Game:
     def plain(self) -> Position:
         """This position as plain data (sharing the game's lists: copy the game first to
         keep it)."""
-        return Position(
-            players=self.players,
-            options=self.options,
-            active=self.active,
-            turn=self.turn,
-            seed=self.seed,
-            hands=self.hands,
-            towers=self.towers,
-            milkshakes=self.milkshakes,
-            donut=self.donut,
-            discard=self.discard,
-            draw=self.draw,
-            outcome=self._outcome,
-        )
+        fields = {name: getattr(self, name) for name in _POSITION_FIELDS}
+        return Position(**fields, outcome=self._outcome)
 
     def to_position(self) -> dict[str, Any]:
         """This position in the FORMAT.md shape; ``from_position`` gives back an equal game."""
