@@ -162,7 +162,7 @@ class Position:
         )
 
     @classmethod
-    def from_view(cls, view: View, hands: Hands, draw: Sequence[str], seed: int = 0) -> Position:
+    def from_view(cls, view: View, hands: Hands, draw: Sequence[str], seed: int) -> Position:
         """The position ``view`` shows, completed by a guess at what it hides.
 
         ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
