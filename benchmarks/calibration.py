@@ -72,7 +72,7 @@ def play(task: tuple[str, str, int, int]) -> Record:
         action, estimate = observed.evaluate(view, legal)[0]
         estimates.append(estimate)
         game.apply(action)
-    return estimates, game.winner == first
+    return estimates, game.outcome() == (first, "win")
 
 
 def bin_of(estimate: float, bins: int) -> int:

@@ -82,7 +82,7 @@ def play(bot_for: BotFor, task: tuple[str, str, int, int]) -> bool:
         if isinstance(bot, Seer):
             bot.game = game
         game.apply(bot.choose(game.view(seat), game.legal_actions()))
-    return game.winner == first
+    return game.outcome() == (first, "win")
 
 
 def run(bot_for: BotFor, lines: Sequence[Line], seed: int, workers: int) -> list[int]:

@@ -481,7 +481,7 @@ def play_game(
         index=index,
         seats=tuple(seats),
         winner=winner,
-        ending="deadlock" if outcome is None else outcome.reason,
+        ending="deadlock" if outcome is None else outcome.reason.value,
         turns=game.turn,
         actions=game.version,
         think=tuple(think),

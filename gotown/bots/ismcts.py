@@ -76,8 +76,9 @@ def estimate(game: Game) -> list[float]:
     A softmax of a seat's progress: floors built (the top floor counts less when it lies
     open to a steal or a hammer) and a little for the cards in hand.
     """
-    if game.over:
-        return [1.0 if s == game.winner else 0.0 for s in range(game.players)]
+    outcome = game.outcome()
+    if outcome is not None:
+        return [1.0 if s == outcome.winner else 0.0 for s in range(game.players)]
     need = game.options.win_floors
     scores = []
     for seat in range(game.players):
@@ -194,7 +195,7 @@ class SearchBot:
             done += ITERATION_WORK
             node = root
             path = [root]
-            while not game.over:
+            while not game.is_over:
                 legal = game.legal_actions()
                 if node is root:
                     legal = tuple(a for a in legal if a in legal_set) or legal
@@ -245,7 +246,7 @@ class SearchBot:
         limit = game.turn + turns
         epsilon = self.epsilon
         steps = 0
-        while not game.over:
+        while not game.is_over:
             if game.turn >= limit:
                 break
             me = game.active

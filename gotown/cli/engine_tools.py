@@ -20,7 +20,7 @@ def scenarios(paths: tuple[str, ...], quiet: bool) -> None:
     Prints one line per scenario and `N passed, N failed`; exits 1 when a scenario failed,
     2 when a file is not a valid scenario.
     """
-    from ..scenarios import run_paths
+    from ..engine.conformance import run_paths
 
     passed = failed = invalid = 0
     for result in run_paths(paths):
@@ -56,7 +56,7 @@ def bench(
     players: tuple[int, ...], seconds: float, seed: int, as_json: bool, no_reference: bool
 ) -> None:
     """Play uniformly random games on one core and print games/s and actions/s."""
-    from ..bench import play_random_games, rlcard_uno_actions_per_s
+    from ..analysis.bench import play_random_games, rlcard_uno_actions_per_s
 
     for count in players or (2, 3, 4):
         result = play_random_games(count, seconds, seed)

@@ -15,10 +15,13 @@ from .errors import (
     InvalidOptionsError,
     InvalidPositionError,
 )
-from .game import Game, Outcome
+from .game import Game
 from .options import OPTION_CHOICES, Options
+from .outcome import Outcome, Termination
+from .position import Position
 from .record import Record
 from .views import Event, View
+from .zones import PublicZones
 
 __all__ = [
     "ACTION_TYPES",
@@ -37,7 +40,10 @@ __all__ = [
     "InvalidPositionError",
     "Options",
     "Outcome",
+    "Position",
+    "PublicZones",
     "Record",
+    "Termination",
     "View",
     "format_action",
     "parse_action",

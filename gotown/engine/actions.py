@@ -165,6 +165,29 @@ class Action(NamedTuple):
         return cls(kind, **values)
 
 
+def normalize(action: Any, players: int, active: int) -> Action:
+    """The canonical form of an action in a game of ``players`` where ``active`` acts (sorted
+    build cards; a dog on the active seat's own tower without a target). Raises
+    InvalidActionError for malformed input: not an Action, a field its type does not take, a
+    seat that does not exist (R1)."""
+    if not isinstance(action, Action):
+        raise InvalidActionError(f"not an action: {action!r}")
+    try:
+        data = action.to_json()
+    except (TypeError, ValueError):  # an Action built by hand with junk fields
+        raise InvalidActionError(f"not an action: {tuple(action)!r}") from None
+    canonical = Action.from_json(data)
+    stray = stray_field(action)
+    if stray is not None:
+        raise InvalidActionError(f"a {canonical.type} action has no field {stray!r}")
+    if canonical.type == DOG and canonical.target == active:
+        canonical = Action(DOG, floor=canonical.floor)
+    target = canonical.target
+    if target is not None and target >= players:
+        raise InvalidActionError(f"seat {target} does not exist: seats are 0 to {players - 1} (R1)")
+    return canonical
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -21,6 +21,10 @@ SUPER_THIEF: Final = 16
 
 KINDS: Final = 17
 
+#: How many players a game seats (R1).
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
+
 #: Code of each kind, in kind order (the canonical order of hands).
 CODES: Final[tuple[str, ...]] = (
     "?", "1", "2", "3", "4", "5", "6", "7", "8",

@@ -2,8 +2,10 @@
 
 The state is kept in plain lists of ints so that generating and applying actions stays cheap:
 a hand is a list of counts indexed by card kind, a floor is a tuple ``(number, other, dogs)``
-whose first card is always a number (the joker, if any, is ``other`` and its value is
-``9 - number``), and the draw pile keeps its top card at the end of its list.
+(:mod:`.zones`), and the draw pile keeps its top card at the end of its list.
+
+This is the core: it imports its parts (legality, the observer, the zones, plain positions)
+and none of the side modules, which import it (records, the conformance runner).
 
 Randomness (the deal, thieves, reshuffles) comes from ``seed``: each random event seeds a
 private ``random.Random`` with it and leaves the next seed behind. The whole future of a game is
@@ -13,53 +15,52 @@ therefore a function of its position (seed included) and the actions taken, in a
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 from . import actions as act
+from . import observer
 from .actions import Action
 from .cards import (
     BONE,
     CODES,
-    COPIES,
     DOG,
     DONUT_TRUCK,
     JACKHAMMER,
     KIND_OF,
-    KINDS,
+    MAX_PLAYERS,
     MILKSHAKE,
     SUPER_THIEF,
     THIEF,
     WRECKING_BALL,
-    full_deck,
 )
 from .errors import IllegalActionError, InvalidActionError
-from .options import Options
-from .views import Event, Floor, View
+from .legality import refusal
+from .options import OPTION_CHOICES, Options
+from .outcome import Outcome
+from .position import SEED_BITS, Hands, Position, kind_counts
+from .views import Event, View
+from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
-FloorT = tuple[int, int, int]  # (number, other card, dogs)
 RawEvent = tuple[Any, ...]
+#: The fields a game shares with its plain :class:`Position` (besides the outcome).
+_POSITION_FIELDS = (
+    "players", "options", "active", "turn", "seed", "hands", "towers", "milkshakes", "donut",
+    "discard", "draw",
+)  # fmt: skip
+_place_build = EFFECTS[act.BUILD]
+_place_steal = EFFECTS[act.STEAL]
 
-HAND_SIZE_AT_DEAL = 5
 REFILL_TO = 3  # R8
 NO_DRAW_FROM = 8  # R7b
-
-_SEED_BITS = 63
-
-
-class Outcome(NamedTuple):
-    """How a game ended: ``winner`` is a seat, or None when ``turn_limit`` ended it."""
-
-    winner: int | None
-    reason: str  # "win" or "turn-limit"
 
 
 # -- the actions every position draws from, built once ---------------------------------------
 _BUILDS: tuple[tuple[int, int, Action], ...] = tuple(
     (a, b, Action.build(CODES[a], CODES[b])) for a, b in act.build_pairs()
 )
-_MAX_SEATS = 4
-_MAX_FLOORS = 8
+_MAX_SEATS = MAX_PLAYERS
+_MAX_FLOORS = max(OPTION_CHOICES["win_floors"])  # (a tower of that many has won: no more play)
 _STEALS = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
 _OWN_DOGS = [Action.dog(f) for f in range(_MAX_FLOORS)]
 _DOGS = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
@@ -85,8 +86,8 @@ class Game:
         "_actions",
         "_events",
         "_legal",
-        "_legal_set",
         "_origin",
+        "_outcome",
         "active",
         "discard",
         "donut",
@@ -95,14 +96,11 @@ class Game:
         "hands",
         "milkshakes",
         "options",
-        "over",
         "players",
-        "reason",
         "seed",
         "towers",
         "turn",
         "version",
-        "winner",
     )
 
     players: int
@@ -117,15 +115,12 @@ class Game:
     active: int
     turn: int
     version: int
-    winner: int | None
-    over: bool
-    reason: str | None
     seed: int
     _events: list[RawEvent]
     _actions: list[Action]
     _origin: dict[str, Any]
+    _outcome: Outcome | None
     _legal: tuple[Action, ...] | None
-    _legal_set: frozenset[Action] | None
 
     # -- creation -----------------------------------------------------------------------
     @classmethod
@@ -133,122 +128,55 @@ class Game:
         cls, players: int = 2, seed: int = 0, options: Options | dict[str, Any] | None = None
     ) -> Game:
         """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
-        opts = Options.from_json(options)
-        if type(players) is not int or not 2 <= players <= 4:
-            raise InvalidActionError(f"GoTown is for 2 to 4 players, not {players!r} (R1)")
-        if type(seed) is not int:
-            raise InvalidActionError(f"the seed must be an integer, not {seed!r}")
-        if opts.first_player != "random" and not int(opts.first_player) < players:
-            raise InvalidActionError(
-                f"first_player {opts.first_player} is not a seat of {players} players (R23)"
-            )
-        game = cls._blank(players, opts)
-        game._origin = {"players": players, "options": opts.to_json(), "seed": seed}
-        rng = random.Random(seed)
-        deck = full_deck()
-        rng.shuffle(deck)
-        for _ in range(HAND_SIZE_AT_DEAL):
-            for seat in range(players):
-                card = deck.pop()
-                game.hands[seat][card] += 1
-                game.hand_sizes[seat] += 1
-        game.draw = deck
-        first = rng.randrange(players) if opts.first_player == "random" else opts.first_player
-        game.seed = rng.getrandbits(_SEED_BITS)
-        assert isinstance(first, int)
-        game.active = first
-        game.turn = 0
-        game._begin_turn(first, extra=False)
-        return game
-
-    @classmethod
-    def _blank(cls, players: int, options: Options) -> Game:
-        game = cls.__new__(cls)
-        game.players = players
-        game.options = options
-        game.hands = [[0] * KINDS for _ in range(players)]
-        game.hand_sizes = [0] * players
-        game.towers = [[] for _ in range(players)]
-        game.milkshakes = [0] * players
-        game.donut = False
-        game.discard = []
-        game.draw = []
-        game.active = 0
-        game.turn = 1
-        game.version = 0
-        game.winner = None
-        game.over = False
-        game.reason = None
-        game.seed = 0
-        game._events = []
-        game._actions = []
-        game._origin = {}
-        game._legal = None
-        game._legal_set = None
+        position = Position.deal(players, seed, Options.from_json(options))
+        game = cls._at(position)
+        game._origin = {"players": players, "options": position.options.to_json(), "seed": seed}
+        game._begin_turn(position.active, extra=False)
         return game
 
     @classmethod
     def from_position(cls, data: Any) -> Game:
         """A game from a FORMAT.md position (validated; raises InvalidPositionError)."""
-        from .position import game_from_position
+        return cls.from_plain(Position.from_json(data))
 
-        return game_from_position(data)
+    @classmethod
+    def from_plain(cls, position: Position) -> Game:
+        """A game at ``position`` (its lists become the game's); its record starts there."""
+        game = cls._at(position)
+        game._origin = {"position": position.to_json()}
+        return game
+
+    @classmethod
+    def _at(cls, position: Position) -> Game:
+        """A game at ``position`` with no history yet (the callers say how it began)."""
+        game = cls.__new__(cls)
+        for name in _POSITION_FIELDS:
+            setattr(game, name, getattr(position, name))
+        game.hand_sizes = [sum(hand) for hand in position.hands]
+        game._outcome = position.outcome
+        game.version = 0
+        game._events = []
+        game._actions = []
+        game._origin = {}
+        game._legal = None
+        return game
+
+    def plain(self) -> Position:
+        """This position as plain data (sharing the game's lists: copy the game first to
+        keep it)."""
+        fields = {name: getattr(self, name) for name in _POSITION_FIELDS}
+        return Position(**fields, outcome=self._outcome)
 
     def to_position(self) -> dict[str, Any]:
         """This position in the FORMAT.md shape; ``from_position`` gives back an equal game."""
-        from .position import position_of
-
-        return position_of(self)
+        return self.plain().to_json()
 
     @classmethod
-    def from_view(
-        cls,
-        view: View,
-        hands: Sequence[Iterable[str] | None],
-        draw: Sequence[str],
-        seed: int = 0,
-    ) -> Game:
-        """A full game that agrees with ``view``, given a guess at what it hides.
-
-        ``hands[s]`` are the cards of seat s (None for the view's own seat, whose hand the view
-        holds); ``draw`` is the draw pile, top first. Search bots use this to sample the hidden
-        cards (determinisation). The sizes must match the view's.
-        """
-        game = cls._blank(view.players, view.options)
-        if len(hands) != view.players:
-            raise InvalidActionError(f"one hand per seat is needed, not {len(hands)}")
-        for seat in range(view.players):
-            cards = view.hand if seat == view.seat else hands[seat]
-            if cards is None:
-                raise InvalidActionError(f"the hand of seat {seat} is needed")
-            for code in cards:
-                game.hands[seat][_kind(code)] += 1
-                game.hand_sizes[seat] += 1
-            if game.hand_sizes[seat] != view.hand_sizes[seat]:
-                raise InvalidActionError(
-                    f"seat {seat} holds {view.hand_sizes[seat]} cards, not {game.hand_sizes[seat]}"
-                )
-        if len(draw) != view.draw_size:
-            raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
-        from .position import floor_from_codes
-
-        game.towers = [[floor_from_codes(list(f)) for f in tower] for tower in view.towers]
-        game.milkshakes = list(view.milkshakes)
-        game.donut = view.donut
-        game.discard = [KIND_OF[c] for c in view.discard]
-        game.draw = [_kind(c) for c in reversed(draw)]
-        game.active = view.active
-        game.turn = view.turn
-        game.winner = view.winner
-        game.over = view.over
-        game.reason = ("win" if view.winner is not None else "turn-limit") if view.over else None
-        game.seed = seed
-        for kind, count in enumerate(game.kind_counts()):
-            if count > COPIES[kind]:
-                raise InvalidActionError(
-                    f"the guess holds {count} cards {CODES[kind]!r}; the game has "
-                    f"{COPIES[kind]} (R2)"
-                )
+    def from_view(cls, view: View, hands: Hands, draw: Sequence[str], seed: int = 0) -> Game:
+        """A full game that agrees with ``view``, given a guess at what it hides (see
+        :meth:`Position.from_view`); search bots sample the hidden cards with it. It has no
+        record."""
+        game = cls._at(Position.from_view(view, hands, draw, seed))
         game._origin = {"position": None}
         return game
 
@@ -268,9 +196,7 @@ class Game:
         game.active = self.active
         game.turn = self.turn
         game.version = self.version
-        game.winner = self.winner
-        game.over = self.over
-        game.reason = self.reason
+        game._outcome = self._outcome
         game.seed = self.seed
         if history:
             game._events = self._events[:]
@@ -281,35 +207,22 @@ class Game:
             game._actions = []
             game._origin = {"position": None}
         game._legal = self._legal
-        game._legal_set = self._legal_set
         return game
 
     # -- questions ----------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
     def outcome(self) -> Outcome | None:
         """None while the game goes on; how it ended otherwise (R20, R23 ``turn_limit``)."""
-        if not self.over:
-            return None
-        return Outcome(self.winner, self.reason or "win")
+        return self._outcome
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended: ``outcome() is not None``."""
+        return self._outcome is not None
 
     def kind_counts(self) -> list[int]:
         """How many cards of each kind the zones hold, in kind order (R2, R3)."""
-        counts = [sum(hand[kind] for hand in self.hands) for kind in range(KINDS)]
-        for kind in self.discard:
-            counts[kind] += 1
-        for kind in self.draw:
-            counts[kind] += 1
-        for tower in self.towers:
-            for number, other, dogs in tower:
-                counts[number] += 1
-                counts[other] += 1
-                counts[DOG] += dogs
-        counts[MILKSHAKE] += sum(self.milkshakes)
-        counts[DONUT_TRUCK] += self.donut
-        return counts
+        return kind_counts(self.hands, self.towers, self.discard, self.draw, self.milkshakes,
+                           self.donut)  # fmt: skip
 
     def card_count(self) -> int:
         """How many cards the zones hold (54 for a game from :meth:`new`; R3)."""
@@ -323,36 +236,16 @@ class Game:
         return legal
 
     def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is legal now (False for a malformed one)."""
         try:
             action = self.normalize(action)
         except InvalidActionError:
             return False
-        legal_set = self._legal_set
-        if legal_set is None:
-            legal_set = self._legal_set = frozenset(self.legal_actions())
-        return action in legal_set
+        return refusal(self, action) is None
 
     def normalize(self, action: Any) -> Action:
-        """The canonical form of an action (sorted build cards; a dog on the active seat's
-        own tower without a target). Raises InvalidActionError for malformed input."""
-        if not isinstance(action, Action):
-            raise InvalidActionError(f"not an action: {action!r}")
-        try:
-            data = action.to_json()
-        except (TypeError, ValueError):  # an Action built by hand with junk fields
-            raise InvalidActionError(f"not an action: {tuple(action)!r}") from None
-        canonical = Action.from_json(data)
-        stray = act.stray_field(action)
-        if stray is not None:
-            raise InvalidActionError(f"a {canonical.type} action has no field {stray!r}")
-        if canonical.type == act.DOG and canonical.target == self.active:
-            canonical = Action(act.DOG, floor=canonical.floor)
-        target = canonical.target
-        if target is not None and target >= self.players:
-            raise InvalidActionError(
-                f"seat {target} does not exist: seats are 0 to {self.players - 1} (R1)"
-            )
-        return canonical
+        """The canonical form of an action now (see :func:`actions.normalize`)."""
+        return act.normalize(action, self.players, self.active)
 
     def is_deadlocked(self) -> bool:
         """True when nothing can ever change the game again: no seat will draw (every hand
@@ -363,7 +256,7 @@ class Game:
         can stop playing it on. A pending milkshake or donut answers False even when the game
         will deadlock once it is spent.
         """
-        if self.over or self.donut or any(self.milkshakes):
+        if self._outcome is not None or self.donut or any(self.milkshakes):
             return False
         if (self.draw or self.discard) and min(self.hand_sizes) < NO_DRAW_FROM:
             return False
@@ -371,7 +264,7 @@ class Game:
 
     def _generate(self, me: int | None = None) -> tuple[Action, ...]:
         """The legal actions of the active seat, or of ``me`` as if it were active."""
-        if self.over:
+        if self._outcome is not None:
             return ()
         if me is None:
             me = self.active
@@ -427,7 +320,7 @@ class Game:
             for o in opponents:
                 if not (forbid and self.milkshakes[o]):
                     append(_MILKSHAKES[o])
-        if hand[DONUT_TRUCK] and not self.donut:
+        if hand[DONUT_TRUCK]:  # (one in the game: held, it is not on the table)
             append(_DONUT)
         append(_END)
         return tuple(out)
@@ -440,90 +333,48 @@ class Game:
         InvalidActionError; either way the game is left exactly as it was.
         """
         action = self.normalize(action)
-        legal_set = self._legal_set
-        if legal_set is None:
-            legal_set = self._legal_set = frozenset(self.legal_actions())
-        if action not in legal_set:
-            rule, reason = self.why_illegal(action)
-            raise IllegalActionError(rule, reason)
+        refused = refusal(self, action)
+        if refused is not None:
+            raise IllegalActionError(*refused)
         self.apply_unchecked(action)
 
     def apply_unchecked(self, action: Action) -> None:
         """Apply an action known to be legal and normalised (the fast path for search)."""
         me = self.active
         self._legal = None
-        self._legal_set = None
         self.version += 1
         self._actions.append(action)
         self._events.append(("action", me, action))
         _APPLY[action.type](self, me, action)
 
     def _build(self, me: int, action: Action) -> None:
-        a = KIND_OF[action.cards[0]]
-        b = KIND_OF[action.cards[1]]
         hand = self.hands[me]
-        hand[a] -= 1
-        hand[b] -= 1
+        hand[KIND_OF[action.cards[0]]] -= 1
+        hand[KIND_OF[action.cards[1]]] -= 1
         self.hand_sizes[me] -= 2
-        # Build cards are sorted as codes, so a joker ("?") always comes second.
-        self._add_floor(me, (a, b, 0))
+        _place_build(self, me, action)
+        if len(self.towers[me]) >= self.options.win_floors:  # R20
+            self._finish(me)
 
     def _steal(self, me: int, action: Action) -> None:
-        card = KIND_OF[action.card]  # type: ignore[index]
-        target: int = action.target  # type: ignore[assignment]
-        number, other, _ = self.towers[target].pop()
-        if card == number:  # our card matches the number: we take the partner
-            taken, left = other, number
-        else:  # our card is 9 - number: we take the number, its partner is discarded
-            taken, left = number, other
-        self.discard.append(left)
-        self.hands[me][card] -= 1
+        self.hands[me][KIND_OF[action.card]] -= 1  # type: ignore[index]
         self.hand_sizes[me] -= 1
-        self._add_floor(me, (card, taken, 0))
+        _place_steal(self, me, action)
+        if len(self.towers[me]) >= self.options.win_floors:  # R20
+            self._finish(me)
 
-    def _add_floor(self, me: int, floor: FloorT) -> None:
-        tower = self.towers[me]
-        tower.append(floor)
-        if len(tower) >= self.options.win_floors:  # R20
-            self._finish(me, "win")
-
-    def _dog(self, me: int, action: Action) -> None:
-        target = me if action.target is None else action.target
-        index: int = action.floor  # type: ignore[assignment]
-        number, other, dogs = self.towers[target][index]
-        self.towers[target][index] = (number, other, dogs + 1)
-        self._spend(me, DOG)
-
-    def _bone(self, me: int, action: Action) -> None:
-        target: int = action.target  # type: ignore[assignment]
-        index: int = action.floor  # type: ignore[assignment]
-        number, other, dogs = self.towers[target][index]
-        self.towers[target][index] = (number, other, dogs - 1)
-        self._spend(me, BONE)
-        self.discard.append(DOG)
-        self.discard.append(BONE)
-
-    def _jackhammer(self, me: int, action: Action) -> None:
-        number, other, _ = self.towers[action.target].pop()  # type: ignore[index]
-        self._spend(me, JACKHAMMER)
-        self.discard += (number, other, JACKHAMMER)
-
-    def _wrecking_ball(self, me: int, action: Action) -> None:
-        number, other, dogs = self.towers[action.target].pop()  # type: ignore[index]
-        self._spend(me, WRECKING_BALL)
-        self.discard += (number, other)
-        self.discard += (DOG,) * dogs
-        self.discard.append(WRECKING_BALL)
+    def _play_card(self, me: int, action: Action) -> None:
+        """A special card (named by its action type) leaves the hand and has its effect."""
+        self.hands[me][KIND_OF[action.type]] -= 1
+        self.hand_sizes[me] -= 1
+        EFFECTS[action.type](self, me, action)
 
     def _thief(self, me: int, action: Action) -> None:
-        self._spend(me, THIEF)
-        self.discard.append(THIEF)
-        rng = self._rng()
-        self._take_random_card(me, action.target, rng)  # type: ignore[arg-type]
+        self._play_card(me, action)
+        self._take_random_card(me, action.target, self._rng())  # type: ignore[arg-type]
 
     def _super_thief(self, me: int, action: Action) -> None:
-        self._spend(me, SUPER_THIEF)
-        self.discard.append(SUPER_THIEF)
+        self._play_card(me, action)
         rng = self._rng()
         n = self.players
         for step in range(1, n):
@@ -545,18 +396,6 @@ class Game:
         self.hand_sizes[me] += 1
         self._events.append(("stolen", me, victim, kind))
 
-    def _milkshake(self, me: int, action: Action) -> None:
-        self._spend(me, MILKSHAKE)
-        self.milkshakes[action.target] += 1  # type: ignore[index]
-
-    def _donut_truck(self, me: int, action: Action) -> None:
-        self._spend(me, DONUT_TRUCK)
-        self.donut = True
-
-    def _spend(self, me: int, kind: int) -> None:
-        self.hands[me][kind] -= 1
-        self.hand_sizes[me] -= 1
-
     # -- the turn cycle -----------------------------------------------------------------
     def _end_turn(self, me: int, action: Action) -> None:
         self._refill(me)  # R8
@@ -574,12 +413,11 @@ class Game:
             # truck on the table stays there, as it does when R20 ends the game).
             limit = self.options.turn_limit
             if limit is not None and self.turn >= limit:
-                self._finish(None, "turn-limit")
+                self._finish(None)
                 return
             seat = self.active
             if self.donut:
-                self.donut = False
-                self.discard.append(DONUT_TRUCK)
+                discard_donut(self)
                 extra = True
             else:
                 seat = (seat + 1) % self.players
@@ -595,8 +433,7 @@ class Game:
         pending = self.milkshakes[seat]
         if pending:  # R7a
             count = pending if self.options.milkshake_stacking == "merge" else 1
-            self.milkshakes[seat] = pending - count
-            self.discard += (MILKSHAKE,) * count
+            drink_milkshakes(self, seat, count)
             self._events.append(("milkshake-turn", seat, count))
             if not self.options.milkshake_blocks_refill:
                 self._refill(seat)
@@ -623,81 +460,33 @@ class Game:
 
     def _rng(self) -> random.Random:
         rng = random.Random(self.seed)
-        self.seed = rng.getrandbits(_SEED_BITS)
+        self.seed = rng.getrandbits(SEED_BITS)
         return rng
 
-    def _finish(self, winner: int | None, reason: str) -> None:
-        self.over = True
-        self.winner = winner
-        self.reason = reason
-        self._events.append(("end", winner, reason))
+    def _finish(self, winner: int | None) -> None:
+        outcome = self._outcome = Outcome.of(winner)
+        self._events.append(("end", winner, outcome.reason))
 
     # -- explaining ---------------------------------------------------------------------
     def why_illegal(self, action: Action) -> tuple[str, str]:
-        """The rule and the reason that forbid ``action`` now (for error messages)."""
-        from .explain import why_illegal
+        """The rule and the reason that forbid ``action`` now (for error messages); raises
+        InvalidActionError for a malformed action or a legal one."""
+        refused = refusal(self, self.normalize(action))
+        if refused is None:
+            raise InvalidActionError(f"{act.format_action(action)} is legal now")
+        return refused
 
-        return why_illegal(self, action)
-
-    # -- what a seat sees ---------------------------------------------------------------
+    # -- what a seat sees (the observer decides, R22) --------------------------------------
     def view(self, seat: int | None) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
-        self._check_seat(seat)
-        hand = None
-        if seat is not None:
-            counts = self.hands[seat]
-            hand = tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
-        return View(
-            seat=seat,
-            players=self.players,
-            active=self.active,
-            turn=self.turn,
-            version=self.version,
-            hand=hand,
-            hand_sizes=tuple(self.hand_sizes),
-            towers=tuple(tuple(floor_codes(f) for f in t) for t in self.towers),
-            milkshakes=tuple(self.milkshakes),
-            donut=self.donut,
-            discard=tuple(CODES[k] for k in self.discard),
-            draw_size=len(self.draw),
-            options=self.options,
-            winner=self.winner,
-            over=self.over,
-            events=tuple(self.events(seat)),
-        )
+        return observer.view(self, seat, self.events(seat))
 
     def public_view(self) -> View:
         return self.view(None)
 
-    def _check_seat(self, seat: int | None) -> None:
-        """A seat of this game or None; anything else (``True``, ``1.0``, which compare equal to
-        a seat) is refused rather than shown that seat's cards (R22)."""
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
-            raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
-
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
-        self._check_seat(seat)
-        out: list[Event] = []
-        for raw in self._events[start:]:
-            kind = raw[0]
-            if kind == "action":
-                out.append(Event("action", seat=raw[1], action=raw[2]))
-            elif kind == "draw":
-                card = CODES[raw[2]] if seat == raw[1] else None
-                out.append(Event("draw", seat=raw[1], card=card))
-            elif kind == "turn":
-                out.append(Event("turn", turn=raw[1], seat=raw[2], extra=raw[3]))
-            elif kind == "stolen":
-                card = CODES[raw[3]] if seat in (raw[1], raw[2]) else None
-                out.append(Event("stolen", seat=raw[1], victim=raw[2], card=card))
-            elif kind == "milkshake-turn":
-                out.append(Event("milkshake-turn", seat=raw[1], count=raw[2]))
-            elif kind == "reshuffle":
-                out.append(Event("reshuffle", count=raw[1]))
-            else:
-                out.append(Event("end", winner=raw[1], reason=raw[2]))
-        return out
+        return observer.events(self, seat, self._events[start:])
 
     @property
     def event_count(self) -> int:
@@ -708,14 +497,14 @@ class Game:
         """The actions applied since the game (or its position) began."""
         return tuple(self._actions)
 
-    # -- records ------------------------------------------------------------------------
-    def record(self) -> Any:
-        """The game record: how it began (setup and seed, or a position) and its actions."""
-        from .record import Record
-
+    @property
+    def origin(self) -> dict[str, Any] | None:
+        """How the game began, for its record: ``{"players", "options", "seed"}`` after
+        :meth:`new`, ``{"position": {...}}`` after :meth:`from_position`; None for a copy made
+        without history (or a game built from a view), which has no record."""
         if self._origin.get("position", 0) is None:
-            raise InvalidActionError("this copy was made without history and has no record")
-        return Record(origin=dict(self._origin), actions=tuple(self._actions))
+            return None
+        return dict(self._origin)
 
     # -- equality -----------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
@@ -730,9 +519,7 @@ class Game:
             self.draw,
             self.active,
             self.turn,
-            self.winner,
-            self.over,
-            self.reason,
+            self._outcome,
             self.seed,
         )
 
@@ -748,28 +535,16 @@ class Game:
         return f"Game.from_position({self.to_position()!r})"
 
 
-def _kind(code: Any) -> int:
-    kind = KIND_OF.get(code) if isinstance(code, str) else None
-    if kind is None:
-        raise InvalidActionError(f"{code!r} is not a card (R2)")
-    return kind
-
-
-def floor_codes(floor: FloorT) -> Floor:
-    number, other, dogs = floor
-    return (CODES[number], CODES[other]) + ("dog",) * dogs
-
-
 _APPLY = {
     act.BUILD: Game._build,
     act.STEAL: Game._steal,
-    act.DOG: Game._dog,
-    act.BONE: Game._bone,
-    act.JACKHAMMER: Game._jackhammer,
-    act.WRECKING_BALL: Game._wrecking_ball,
+    act.DOG: Game._play_card,
+    act.BONE: Game._play_card,
+    act.JACKHAMMER: Game._play_card,
+    act.WRECKING_BALL: Game._play_card,
     act.THIEF: Game._thief,
     act.SUPER_THIEF: Game._super_thief,
-    act.MILKSHAKE: Game._milkshake,
-    act.DONUT_TRUCK: Game._donut_truck,
+    act.MILKSHAKE: Game._play_card,
+    act.DONUT_TRUCK: Game._play_card,
     act.END_TURN: Game._end_turn,
 }

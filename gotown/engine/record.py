@@ -1,4 +1,8 @@
-"""Game records: how a game began (setup and seed, or a position) and the actions taken."""
+"""Game records: how a game began (setup and seed, or a position) and the actions taken.
+
+A side module: it imports the game, never the reverse (``Record.of(game)``, as python-chess's
+``pgn.Game.from_board`` reads a board).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 
 from .actions import Action
 from .errors import GoTownError, InvalidActionError, InvalidPositionError
+from .game import Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +21,15 @@ class Record:
 
     origin: dict[str, Any]
     actions: tuple[Action, ...]
+
+    @classmethod
+    def of(cls, game: Game) -> Record:
+        """The record of ``game`` so far; InvalidActionError for a copy made without history,
+        which has none."""
+        origin = game.origin
+        if origin is None:
+            raise InvalidActionError("this copy was made without history and has no record")
+        return cls(origin=origin, actions=game.actions)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.origin, "actions": [a.to_json() for a in self.actions]}
@@ -37,10 +51,8 @@ class Record:
                 raise InvalidPositionError(f"action {index} of the record: {exc}") from None
         return cls(origin=origin, actions=tuple(actions))
 
-    def start(self) -> Any:
+    def start(self) -> Game:
         """The game as it stood before the first action."""
-        from .game import Game
-
         if "position" in self.origin:
             return Game.from_position(self.origin["position"])
         try:
@@ -52,7 +64,7 @@ class Record:
         except InvalidActionError as exc:  # players, seed or first seat that Game.new refuses
             raise InvalidPositionError(f"the record's setup: {exc}") from None
 
-    def replay(self) -> Any:
+    def replay(self) -> Game:
         """Play the record through (checked); raises if an action is illegal."""
         game = self.start()
         for index, action in enumerate(self.actions):

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action
-from .cards import KIND_OF
+from .cards import KIND_OF, MAX_PLAYERS, MIN_PLAYERS
 from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
+from .outcome import Outcome
 
 Floor = tuple[str, ...]
 
@@ -120,6 +121,11 @@ class View:
     events: tuple[Event, ...] = field(default=())
 
     @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, as :meth:`Game.outcome` says it; None while it goes on."""
+        return Outcome.of(self.winner) if self.over else None
+
+    @property
     def is_my_turn(self) -> bool:
         return self.seat is not None and self.seat == self.active and not self.over
 
@@ -196,7 +202,7 @@ def _check_view(view: View) -> None:
     """Raise InvalidPositionError unless every field of ``view`` has its shape (so that a game
     built from it, :meth:`Game.from_view`, meets only well-formed data)."""
     players = view.players
-    if type(players) is not int or not 2 <= players <= 4:
+    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise InvalidPositionError(f"not a view: 2 to 4 players (R1), not {players!r}")
 
     def seat(value: Any) -> bool:

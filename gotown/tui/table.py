@@ -113,7 +113,7 @@ class LocalTable:
         return bot_hint(self.game.view(seat), legal, seed=hashed_seed(f"hint:{self.seed}"), top=top)
 
     def record_json(self) -> dict[str, Any]:
-        record: Record = self.game.record()
+        record: Record = Record.of(self.game)
         return record.to_json()
 
     def save(self, path: str) -> None:

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from gotown.bots import make_bot
 from gotown.cli import main
-from gotown.engine import Game
+from gotown.engine import Game, Record
 
 
 def _finished_record(path: Path) -> int:
@@ -18,7 +18,7 @@ def _finished_record(path: Path) -> int:
     bots = [make_bot("random", 1), make_bot("medium", 2)]
     while not game.is_over:
         game.apply(bots[game.active].choose(game.view(game.active), game.legal_actions()))
-    path.write_text(json.dumps(game.record().to_json()))
+    path.write_text(json.dumps(Record.of(game).to_json()))
     outcome = game.outcome()
     assert outcome is not None and outcome.winner is not None
     return outcome.winner

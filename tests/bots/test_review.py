@@ -78,7 +78,7 @@ def test_a_played_game_has_a_chance_per_action_and_its_largest_swings_marked() -
     bots = [make_bot("medium", seat) for seat in range(3)]
     for _ in range(30):
         game.apply(bots[game.active].choose(game.view(game.active), game.legal_actions()))
-    record = game.record()
+    record = Record.of(game)
     told: list[tuple[int, int]] = []
     found = review(record, seat=2, iterations=20, progress=lambda d, t: told.append((d, t)))
     total = len(record.actions)
@@ -94,6 +94,6 @@ def test_a_played_game_has_a_chance_per_action_and_its_largest_swings_marked() -
 
 
 def test_a_seat_not_in_the_game_is_refused() -> None:
-    record = Game.new(players=2, seed=1).record()
+    record = Record.of(Game.new(players=2, seed=1))
     with pytest.raises(ValueError, match=r"seat 2: the game has seats 0 to 1 \(R1\)"):
         review(record, seat=2)

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from gotown.bench import play_random_games
+from gotown.analysis.bench import play_random_games
 from gotown.cli import main
 
 

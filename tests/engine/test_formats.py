@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
+import re
 from typing import Any
 
 import pytest
@@ -26,8 +28,9 @@ from gotown.engine import (
     format_action,
     parse_action,
 )
+from gotown.engine.views import EVENT_FIELDS
 
-from .helpers import game
+from .helpers import game, play
 
 
 # -- actions --------------------------------------------------------------------------------
@@ -293,6 +296,61 @@ def test_a_malformed_view_is_refused_naming_the_field(change: dict[str, Any]) ->
 
 
 @pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"players": 5}, "2 to 4 players (R1), not 5"),
+        ({"players": 1}, "2 to 4 players (R1), not 1"),
+        ({"seat": 2}, "seat 2 does not exist (R1)"),
+        ({"seat": -1}, "seat -1 does not exist (R1)"),
+        ({"active": 2}, "active seat 2 does not exist (R1)"),
+        ({"active": -1}, "active seat -1 does not exist (R1)"),
+        ({"turn": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"version": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"draw_size": -1}, "turn, version and draw_size are counts >= 0"),
+        ({"hand_sizes": [3, 3, 3]}, "hand_sizes needs a count >= 0 for each seat"),
+        ({"milkshakes": [0, -1]}, "milkshakes needs a count >= 0 for each seat"),
+        ({"towers": [[], [], []]}, "towers needs one tower per seat"),
+        ({"hand": ["1"]}, "a hand of 1 cards for seat 0"),
+        ({"donut": None}, "donut and over are true or false"),
+        ({"over": 0}, "donut and over are true or false"),
+        ({"winner": 2}, "winner 2 is not a seat"),
+        ({"winner": -1}, "winner -1 is not a seat"),
+    ],
+    ids=lambda value: json.dumps(value) if isinstance(value, dict) else "",
+)
+def test_r1_r22_a_malformed_view_names_what_is_wrong(change: dict[str, Any], words: str) -> None:
+    with pytest.raises(InvalidPositionError, match="not a view: " + re.escape(words)):
+        View.from_json({**_played_view(), **change})
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"active": 1}, {"active": 0}, {"turn": 0}, {"version": 0}, {"draw_size": 0},
+     {"winner": 0}, {"winner": 1}, {"milkshakes": [0, 0]}, {"donut": True}, {"over": True}],
+    ids=lambda change: json.dumps(change),
+)  # fmt: skip
+def test_a_view_at_the_edges_of_each_field_is_read(change: dict[str, Any]) -> None:
+    data = {**_played_view(), **change}
+    view = View.from_json(data)
+    assert view.to_json() == data
+
+
+def test_a_view_whose_event_names_a_seat_outside_the_table_is_refused() -> None:
+    data = _played_view()
+    events = [*data["events"], {"type": "draw", "seat": 2, "card": None}]
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "end", "winner": 2, "reason": "win"}
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "stolen", "seat": 0, "victim": 2, "card": None}
+    with pytest.raises(InvalidPositionError, match="an event names seat 2"):
+        View.from_json({**data, "events": events})
+    events[-1] = {"type": "stolen", "seat": 1, "victim": 0, "card": None}
+    assert View.from_json({**data, "events": events}).events[-1].victim == 0
+
+
+@pytest.mark.parametrize(
     ("event", "field"),
     [({"type": "turn", "turn": "1", "seat": 0, "extra": False}, "turn"),
      ({"type": "draw", "seat": 9, "card": None}, "seat 9"),
@@ -424,5 +482,105 @@ def test_positions_that_the_rules_allow_stay_valid() -> None:
     won = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"], ["1", "8"]]
     game(towers=[[], won], winner=1, active=1)
     game(towers=[[], won[:4]], winner=1, active=1, options={"win_floors": 4})
-    assert game(towers=[won, []], winner=0, over=True).over
+    assert game(towers=[won, []], winner=0, over=True).outcome() == (0, "win")
     game(options={"first_player": 1})
+
+
+def test_a_record_knows_how_its_game_began_and_a_copy_without_history_has_none() -> None:
+    g = Game.new(players=3, seed=11, options={"win_floors": 4})
+    g.apply(g.legal_actions()[0])
+    assert g.origin == {"players": 3, "options": g.options.to_json(), "seed": 11}
+    record = Record.of(g)
+    assert record.actions == g.actions and len(record.actions) == 1
+    assert Record.from_json(record.to_json()).replay() == g
+    start = Game.from_position(g.to_position())
+    assert start.origin == {"position": g.to_position()}
+    for orphan in (g.copy(history=False), Game.from_view(g.view(0), *_guess(g))):
+        assert orphan.origin is None
+        with pytest.raises(InvalidActionError, match="no record"):
+            Record.of(orphan)
+    assert Record.of(g.copy()) == record
+
+
+def _guess(g: Game) -> tuple[list[list[str] | None], list[str]]:
+    """The true hidden cards of ``g`` as seat 0's guess."""
+    position = g.to_position()
+    hands: list[list[str] | None] = [None, *position["hands"][1:]]
+    return hands, position["draw"]
+
+
+def test_the_public_replay_refuses_events_that_do_not_fit_and_counts_the_discard() -> None:
+    from gotown.engine.zones import PublicZones
+
+    g = game(hands=[["jackhammer", "1", "8"], []], towers=[[], [["2", "7"]]], draw=["3"] * 4)
+    play(g, Action.jackhammer(1), Action.build("1", "8"))
+    events = g.view(1).events
+    zones = PublicZones.replay(2, events[1:])  # (the events of a position, not of a deal)
+    assert zones.towers == [[(1, 8, 0)], []]
+    with pytest.raises(InvalidPositionError, match="does not fit"):
+        PublicZones.replay(2, events)  # the empty zones of a deal hold no floor to hammer
+    full = PublicZones(towers=[[], [(2, 7, 0)]], milkshakes=[0, 0])
+    for event in events:
+        full.apply(event)
+    assert full.discard == [2, 7, 11] and full.towers == [[(1, 8, 0)], []]
+    counts = full.discard_counts()
+    assert (counts[2], counts[7], counts[11], sum(counts)) == (1, 1, 1, 3)
+
+
+def test_a_long_bad_value_is_cut_to_forty_characters_in_the_message() -> None:
+    with pytest.raises(InvalidActionError) as info:
+        Action.from_json({"type": "x" * 60})
+    quoted = repr("x" * 60)[:37] + "..."
+    assert str(info.value).startswith(f"unknown action type {quoted};")
+    with pytest.raises(InvalidActionError, match=re.escape(f"{'y' * 38!r} is not a card code")):
+        Action.from_json({"type": "steal", "card": "y" * 38, "target": 1})  # 40: not cut
+    cut = repr("z" * 39)[:37] + "..."  # 41: cut
+    with pytest.raises(InvalidActionError, match=re.escape(f"{cut} is not a card code")):
+        Action.from_json({"type": "steal", "card": "z" * 39, "target": 1})
+
+
+def test_an_event_carries_only_the_fields_of_its_type() -> None:
+    g = Game.new(players=3, seed=2)
+    rng = random.Random(5)
+    while not g.is_over and g.version < 120:
+        g.apply(rng.choice(g.legal_actions()))
+    defaults = Event("turn")
+    for seat in (None, 0, 1, 2):
+        for event in g.events(seat):
+            kept = {"type", *EVENT_FIELDS[event.type]}
+            for name in Event.__dataclass_fields__:
+                if name not in kept:
+                    assert getattr(event, name) == getattr(defaults, name), (event, name)
+            assert event.extra is False or event.type == "turn"
+
+
+@pytest.mark.parametrize(
+    ("fields", "why"),
+    [({"over": True}, "it sets no turn_limit"),
+     ({"over": True, "turn": 2, "options": {"turn_limit": 3}}, "turn 2 is not 3")],
+)  # fmt: skip
+def test_r23_a_position_over_without_a_winner_says_why_it_cannot_be(
+    fields: dict[str, Any], why: str
+) -> None:
+    with pytest.raises(InvalidPositionError) as info:
+        game(**fields)
+    assert str(info.value) == (
+        f"a game over without a winner ends as its turn_limit's turn ends (R23), and {why}"
+    )
+
+
+def test_r22_a_view_cannot_change_once_given() -> None:
+    """Views go to bots and clients, which must not edit what the next one sees."""
+    view = Game.new(players=2, seed=1).view(0)
+    with pytest.raises(AttributeError):
+        view.hand = ("1",)  # type: ignore[misc]
+    assert hash(view.events[0]) == hash(Event.from_json(view.events[0].to_json()))
+
+
+@pytest.mark.parametrize("name", ["target", "floor"])
+def test_a_seat_or_floor_number_is_small(name: str) -> None:
+    data = {"type": "bone", "target": 1, "floor": 0}
+    assert Action.from_json({**data, name: 63}).to_json()[name] == 63
+    for bad in (64, -1, 1.0, True):
+        with pytest.raises(InvalidActionError, match=f"bone: '{name}' must be a small number"):
+            Action.from_json({**data, name: bad})

@@ -194,7 +194,7 @@ def test_random_play_keeps_every_invariant(
 
 
 def check_record_and_views(g: Game) -> None:
-    record = g.record()
+    record = Record.of(g)
     assert record.replay() == g
     data = json.loads(json.dumps(record.to_json()))
     again = Record.from_json(data)

@@ -6,6 +6,7 @@ there means the position holds fewer than 54 cards, which FORMAT.md allows.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -17,6 +18,8 @@ from gotown.engine import (
     GoTownError,
     InvalidPositionError,
     Options,
+    Outcome,
+    Termination,
 )
 
 from .helpers import FULL_DECK, assert_illegal, game, hand, kind_counts, play, towers
@@ -132,6 +135,28 @@ def test_r4_deal_five_each_then_first_player_draws(players: int) -> None:
     assert g.turn == 1
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_r4_r7_the_game_opens_with_turn_1_of_the_first_player_and_its_draw(players: int) -> None:
+    for seed in range(6):
+        g = Game.new(players=players, seed=seed)
+        first = g.active
+        opening = [e.to_json() for e in g.events(first)]
+        assert opening[0] == {"type": "turn", "turn": 1, "seat": first, "extra": False}
+        assert opening[1]["type"] == "draw" and opening[1]["seat"] == first
+        assert len(opening) == 2 and g.version == 0 and g.actions == ()
+
+
+def test_r6_each_action_counts_one_version_and_copies_keep_the_count() -> None:
+    g = Game.new(players=3, seed=4)
+    rng = random.Random(0)
+    for count in range(1, 60):
+        if g.is_over:
+            break
+        g.apply(rng.choice(g.legal_actions()))
+        assert g.version == count == len(g.actions)
+        assert g.copy().version == g.copy(history=False).version == g.view(0).version == count
+
+
 def test_r4_first_player_is_random_over_seeds() -> None:
     firsts = {Game.new(players=4, seed=s).active for s in range(60)}
     assert firsts == {0, 1, 2, 3}
@@ -233,7 +258,7 @@ def test_r6_the_game_ends_the_instant_r20_holds_even_mid_turn() -> None:
     floors = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
     g = game(hands=[["4", "5", "thief", "dog"], ["1"]], towers=[floors, []], draw=["2"])
     play(g, A.build("4", "5"))
-    assert g.is_over and g.winner == 0
+    assert g.outcome() == (0, "win")
     assert g.legal_actions() == ()
     assert_illegal(g, A.thief(1), "R20")
     assert_illegal(g, END, "R20")
@@ -424,7 +449,7 @@ def test_r11_a_steal_build_can_win() -> None:
     floors = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
     g = game(hands=[["5"], []], towers=[floors, [["4", "5"]]])
     play(g, A.steal("5", 1))
-    assert g.winner == 0 and g.is_over
+    assert g.outcome() == (0, "win")
 
 
 # -- R12 dog ------------------------------------------------------------------------------
@@ -654,7 +679,7 @@ FOUR = [["1", "8"], ["2", "7"], ["3", "6"], ["4", "5"]]
 def test_r20_fifth_floor_wins_at_once() -> None:
     g = game(hands=[["4", "5", "1", "8"], []], towers=[FOUR, []], draw=["2"])
     play(g, A.build("4", "5"))
-    assert g.outcome() == (0, "win") and g.winner == 0
+    assert g.outcome() == (0, "win")
     assert g.hand_sizes[0] == 2 and g.draw  # nothing more happens: no refill
     assert g.events(None)[-1].type == "end"
 
@@ -662,7 +687,7 @@ def test_r20_fifth_floor_wins_at_once() -> None:
 def test_r20_short_game_wins_with_four_floors() -> None:
     g = game(hands=[["4", "5"], []], towers=[FOUR[:3], []], options={"win_floors": 4})
     play(g, A.build("4", "5"))
-    assert g.winner == 0
+    assert g.outcome() == (0, "win")
 
 
 def test_r20_four_floors_do_not_win_by_default() -> None:
@@ -678,7 +703,7 @@ def test_r20_lost_floors_do_not_count() -> None:
     play(g, A.build("4", "5"))
     assert not g.is_over
     play(g, A.build("4", "5"))
-    assert g.winner == 1
+    assert g.outcome() == (1, "win")
 
 
 def test_r20_a_dog_does_not_trigger_a_win_check() -> None:
@@ -879,9 +904,43 @@ def test_r23_turn_limit_ends_with_no_winner() -> None:
     play(g, END)
     assert g.turn == 2 and not g.is_over
     play(g, END)
-    assert g.is_over and g.outcome() == (None, "turn-limit") and g.winner is None
+    assert g.is_over and g.outcome() == (None, "turn-limit")
     assert g.legal_actions() == ()
     assert_illegal(g, END, "R23")
+
+
+@pytest.mark.parametrize(
+    ("towers", "hands", "options", "outcome"),
+    [
+        ([FOUR, []], [["4", "5"], []], {}, Outcome(0, Termination.WIN)),
+        ([[], []], [["1"], ["2"]], {"turn_limit": 1}, Outcome(None, Termination.TURN_LIMIT)),
+    ],
+)
+def test_r20_r23_one_outcome_says_how_the_game_ended(
+    towers: list[list[list[str]]],
+    hands: list[list[str]],
+    options: dict[str, int],
+    outcome: Outcome,
+) -> None:
+    """``outcome()`` is the one answer: ``is_over``, the views, the position and the last event
+    all say the same, and its reason equals the JSON word."""
+    g = game(hands=hands, towers=towers, draw=["?"] * 4, options=options)
+    assert g.outcome() is None and not g.is_over and g.public_view().outcome is None
+    play(g, A.build("4", "5") if outcome.winner == 0 else END)
+    got = g.outcome()
+    assert got == outcome and g.is_over
+    assert got is not None and type(got.reason) is Termination
+    assert got.reason == {None: "turn-limit", 0: "win"}[got.winner]
+    for seat in (None, 0, 1):
+        view = g.view(seat)
+        assert view.outcome == got and (view.winner, view.over) == (got.winner, True)
+    assert g.events(None)[-1].to_json() == {
+        "type": "end",
+        "winner": got.winner,
+        "reason": got.reason.value,
+    }
+    again = Game.from_position(g.to_position())
+    assert again.outcome() == got and again == g
 
 
 def test_r23_turn_limit_counts_milkshake_turns() -> None:
@@ -1038,3 +1097,40 @@ def test_deadlocks_met_in_random_play_never_change() -> None:
             assert after[key] == before[key], key
         assert g.is_deadlocked()
     assert found >= 3
+
+
+def test_r7b_r21_frozen_turns_count_the_turns_that_were_only_ended() -> None:
+    """With 8 cards no seat draws (R7b) and nothing here is playable (R21): every turn is only
+    ended, and the views count them from the public events."""
+    stuck = [["1", "1", "1", "1", "2", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "4"]]
+    g = game(hands=stuck, draw=["5"])
+    assert g.legal_actions() == (END,) and g.view(0).frozen_turns == 0
+    for turns in range(1, 4):
+        play(g, END)
+        assert [g.view(seat).frozen_turns for seat in (None, 0, 1)] == [turns] * 3
+    fresh = Game.new(players=2, seed=1)
+    play(fresh, END)  # the next seat draws (R7b): the game changed
+    assert fresh.view(None).frozen_turns == 0
+    built = game(hands=[["?", "8", *stuck[0]], stuck[1]], draw=["5"])
+    play(built, A.build("8", "?"), END)  # a turn that built something was not only ended
+    assert built.view(None).frozen_turns == 0
+    play(built, END)
+    assert built.view(None).frozen_turns == 1
+
+
+def test_r23_options_cannot_change_under_a_game_and_its_copies() -> None:
+    """Copies share their Options (search makes many): they are frozen and hashable."""
+    g = Game.new(players=2, seed=1, options={"win_floors": 4})
+    copy = g.copy(history=False)
+    assert copy.options is g.options and hash(g.options) == hash(Options(win_floors=4))
+    with pytest.raises(AttributeError):
+        g.options.win_floors = 5  # type: ignore[misc]
+    assert copy.options.win_floors == 4
+
+
+def test_a_game_from_a_view_starts_from_seed_0_unless_given_one() -> None:
+    g = Game.new(players=2, seed=3)
+    position = g.to_position()
+    guess = ([None, position["hands"][1]], position["draw"])
+    assert Game.from_view(g.view(0), *guess).seed == 0
+    assert Game.from_view(g.view(0), *guess, seed=g.seed) == g

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gotown.cli import main
-from gotown.scenarios import Result, run_paths, run_scenario
+from gotown.engine.conformance import Result, run_paths, run_scenario
 
 from .helpers import DATA, SHARED_SCENARIOS
 

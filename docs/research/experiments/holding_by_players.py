@@ -85,8 +85,9 @@ def play(task: tuple[str, str, int, int, int]) -> tuple[bool, int, str]:
             return False, game.turn, "deadlock"
         seat = game.active
         game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
-    ending = "win" if game.winner is not None else "turn-limit"
-    return game.winner == mine, game.turn, ending
+    outcome = game.outcome()
+    assert outcome is not None
+    return outcome.winner == mine, game.turn, outcome.reason.value
 
 
 def run(

@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .engine import Game
+from gotown.engine import Game
 
 SAFETY_TURN_LIMIT = 2000
 
@@ -46,12 +46,12 @@ def play_random_games(players: int, seconds: float, seed: int = 0) -> BenchResul
         game = Game.new(players=players, seed=seed + games, options=options)
         legal_actions = game.legal_actions
         apply = game.apply_unchecked
-        while not game.over:
+        while not game.is_over:
             legal = legal_actions()
             apply(legal[randrange(len(legal))])
             actions += 1
         games += 1
-        limited += game.winner is None
+        limited += game.outcome() == (None, "turn-limit")
         if time.perf_counter() >= deadline:
             break
     elapsed = time.perf_counter() - start
@@ -76,7 +76,7 @@ def copy_microseconds(players: int, seed: int = 0, positions: int = 50, copies: 
     for index in range(positions):
         game = Game.new(players=players, seed=seed + index, options={"turn_limit": 60})
         for _ in range(rng.randrange(60)):
-            if game.over:
+            if game.is_over:
                 break
             legal = game.legal_actions()
             game.apply_unchecked(legal[rng.randrange(len(legal))])
