@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +27,6 @@ from gotown.server.storage import ActionRow, StoredGame, StoredSeat
 POSTGRES_ENV = "GOTOWN_TEST_POSTGRES_URL"
 #: Redis for the cross-process fan-out tests (scripts/test sets it; a local Redis otherwise).
 REDIS_URL = os.environ.get("GOTOWN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 def postgres_url_from_env() -> str:

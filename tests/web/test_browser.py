@@ -13,39 +13,21 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from live_server import serving
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from gotown.server.config import Settings
 
-from .helpers import ARTIFACTS
+from .fixtures import ARTIFACTS, LAPTOP, PHONE, strings
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-LAPTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 ABSENT_SECONDS = 6.0
-STRINGS = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static" / "i18n"
 LANGUAGES = ("en", "fr", "es", "it", "de", "nl", "cs", "pl")
-
-
-def _strings(lang: str) -> dict[str, str]:
-    data: dict[str, str] = json.loads((STRINGS / f"{lang}.json").read_text("utf-8"))
-    return data
+_strings = strings
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +45,6 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     with serving(settings) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", pytrace=False)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _shot(page: Page, name: str) -> None:
