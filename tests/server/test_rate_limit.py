@@ -94,7 +94,7 @@ def test_the_request_after_the_limit_is_refused_with_retry_after(database_url: s
         _refused(client.post("/api/games", json={"seats": [{"kind": "human"}] * 2}))
         _refused(client.get("/api/games/nope/state"))
         # Pages, static files and the health check are not limited.
-        for path in ("/", "/static/app.js", "/static/style.css", "/rules/en", "/healthz"):
+        for path in ("/", "/static/js/main.js", "/static/style.css", "/rules/en", "/healthz"):
             assert client.get(path).status_code == 200, path
         _refused(client.get("/api/meta"))
 
