@@ -6,7 +6,7 @@
 """
 
 from .actions import ACTION_TYPES, Action, format_action, parse_action
-from .cards import CODES, COPIES, DECK_SIZE
+from .cards import CODES, COPIES, DECK_SIZE, JOKER_VALUES
 from .errors import (
     GoTownError,
     IllegalActionError,
@@ -28,6 +28,7 @@ __all__ = [
     "CODES",
     "COPIES",
     "DECK_SIZE",
+    "JOKER_VALUES",
     "OPTION_CHOICES",
     "Action",
     "Event",

@@ -46,6 +46,16 @@ def pair_colour(number: int) -> int:
     return min(number, 9 - number)
 
 
+def joker_value(partner: int) -> int:
+    """What a joker stands for in a floor beside the number ``partner`` (R5)."""
+    return 9 - partner
+
+
+#: The same as data, by the partner's code, for those who do not run this code (the web
+#: table's page gets it from ``/api/meta``).
+JOKER_VALUES: Final[dict[str, int]] = {CODES[n]: joker_value(n) for n in range(1, 9)}
+
+
 def full_deck() -> list[int]:
     """All 54 cards as kinds, in kind order (shuffle it before use)."""
     return [kind for kind in range(KINDS) for _ in range(COPIES[kind])]

@@ -266,3 +266,6 @@ class MetaOut(BaseModel):
     languages: list[str]
     bot_levels: list[str]
     options: dict[str, OptionOut] = Field(description="the R23 options, by name")
+    joker_values: dict[str, int] = Field(
+        description="R5: what a joker stands for in a floor, by its partner's code"
+    )

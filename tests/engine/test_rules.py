@@ -1134,3 +1134,22 @@ def test_a_game_from_a_view_starts_from_seed_0_unless_given_one() -> None:
     guess = ([None, position["hands"][1]], position["draw"])
     assert Game.from_view(g.view(0), *guess).seed == 0
     assert Game.from_view(g.view(0), *guess, seed=g.seed) == g
+
+
+def test_r5_the_joker_values_table_is_what_the_engine_plays() -> None:
+    """JOKER_VALUES (what the page is told a joker stands for) agrees with play: from a floor
+    of n and a joker, a steal takes the joker with an n, or the n with the joker's value
+    (R11), so the steal-builds offered are exactly those two cards."""
+    from gotown.engine import JOKER_VALUES
+
+    for n in range(1, 9):
+        game = Game.from_position(
+            {
+                "players": 2,
+                "active": 0,
+                "hands": [[str(k) for k in range(1, 9)], []],
+                "towers": [[], [[str(n), "?"]]],
+            }
+        )
+        steals = {a.card for a in game.legal_actions() if a.type == "steal"}
+        assert steals == {str(n), str(JOKER_VALUES[str(n)])}, n

@@ -642,3 +642,9 @@ def test_a_host_too_long_for_a_qr_code_is_refused_clearly(client: TestClient) ->
         assert "QR" in refused(r, 400, "bad-request")
     qr = client.get(f"/api/invitations/{code}/qr.svg")
     assert qr.status_code == 200 and "<svg" in qr.text
+
+
+def test_meta_says_what_a_joker_stands_for(client: TestClient) -> None:
+    """R5: the page draws a built joker's value from /api/meta, not from a rule of its own."""
+    values = client.get("/api/meta").json()["joker_values"]
+    assert values == {str(n): 9 - n for n in range(1, 9)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gotown.engine import OPTION_CHOICES, Options
+from gotown.engine import JOKER_VALUES, OPTION_CHOICES, Options
 
 from ... import schemas
 from ...services.bots import BOTS_ONLY_TURN_LIMIT, Bots
@@ -32,7 +32,11 @@ def option_meta() -> dict[str, schemas.OptionOut]:
 
 @router.get("/meta", response_model=schemas.MetaOut)
 async def meta() -> schemas.MetaOut:
-    """Languages, bot levels and the R23 options: each one's default and the values it takes."""
+    """Languages, bot levels, the R23 options (each one's default and the values it takes) and
+    what a joker stands for (R5): the page states none of them itself."""
     return schemas.MetaOut(
-        languages=list(schemas.LANGUAGES), bot_levels=list(Bots.LEVELS), options=option_meta()
+        languages=list(schemas.LANGUAGES),
+        bot_levels=list(Bots.LEVELS),
+        options=option_meta(),
+        joker_values=dict(JOKER_VALUES),
     )

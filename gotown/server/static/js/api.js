@@ -28,31 +28,24 @@ export const tokens = {
 /* A seat's own link, to continue on another device (as the API's play_url). */
 export const seatUrl = (gameId, token) => location.origin + "/g/" + gameId + "#t=" + token;
 
-/* The server's facts the page offers (/api/meta): bot levels and the R23 options. */
+/* The server's facts the page offers (/api/meta): bot levels, the R23 options and what a joker
+   stands for (R5). The page states none of them itself: without the server it offers none. */
 export async function loadMeta() {
-  const meta = {
-    levels: ["random", "easy", "medium", "hard", "expert"],
-    options: {
-      dog_placement: ["own", "any"], dogs_per_floor: [1, "unlimited"], bone_targets: ["opponents", "any"],
-      milkshake_stacking: ["forbid", "merge", "stack"], milkshake_blocks_refill: [true, false],
-    },
-    turnLimitMax: 10000,
-    /* The turn limit the server gives a game with people created without one: a game with it
-       had no limit chosen, and the page does not count turns towards it. */
-    turnLimitNone: 10000,
-  };
+  /* (The server's ceilings on a turn limit until it says them.) */
+  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000 };
   try {
     const got = await api("GET", "/api/meta");
     meta.levels = got.bot_levels;
-    const choices = {};
+    meta.jokerValues = got.joker_values || {};
     for (const [key, o] of Object.entries(got.options || {})) {
-      if (Array.isArray(o.choices) && key !== "win_floors" && key !== "first_player") choices[key] = o.choices;
+      if (Array.isArray(o.choices) && key !== "win_floors" && key !== "first_player") meta.options[key] = o.choices;
     }
-    if (Object.keys(choices).length) meta.options = choices;
     const limit = got.options && got.options.turn_limit;
     if (limit && Number.isInteger(limit.maximum)) meta.turnLimitMax = limit.maximum;
+    /* The turn limit the server gives a game with people created without one: a game with it
+       had no limit chosen, and the page does not count turns towards it. */
     if (limit && Number.isInteger(limit.people_default)) meta.turnLimitNone = limit.people_default;
-  } catch (e) { /* keep the defaults */ }
+  } catch (e) { /* the home page says the server cannot be reached when it is asked */ }
   return Object.freeze(meta);
 }
 

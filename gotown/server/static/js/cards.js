@@ -31,12 +31,21 @@ export function useText(code, options = {}) {
   return t("card_use", { card: plain(cardLabel(code)), use });
 }
 
-/* A floor's cards, its dogs, and each card's value (a joker stands for 9 minus its partner). */
+/* What a joker stands for beside each number (R5), as the engine says it (/api/meta). */
+let jokerValues = {};
+export function useJokerValues(values) {
+  jokerValues = values || {};
+}
+
+/* What a joker stands for beside `partner` ("?" when it is not known). */
+export const jokerValue = (partner) => jokerValues[partner] ?? "?";
+
+/* A floor's cards, its dogs, and each card's value (a joker's, from the engine's table). */
 export function floorValues(floor) {
   const cards = floor.filter((c) => c !== "dog");
   const dogs = floor.length - cards.length;
-  const nums = cards.filter((c) => c !== "?");
-  const values = cards.map((c) => (c === "?" ? (nums.length ? 9 - Number(nums[0]) : "?") : Number(c)));
+  const partner = cards.find((c) => c !== "?");
+  const values = cards.map((c) => (c === "?" ? jokerValue(partner) : Number(c)));
   return { cards, dogs, values };
 }
 

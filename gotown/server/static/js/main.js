@@ -5,7 +5,7 @@ import { chooseLang, errorText, initialLang, loadLang, t } from "./i18n.js";
 import { loadMeta } from "./api.js";
 import { clearNotices, toast } from "./notices.js";
 import { eventLines } from "./words.js";
-import { cardEl, useText } from "./cards.js";
+import { cardEl, useJokerValues, useText } from "./cards.js";
 import { renderHome } from "./pages/home.js";
 import { renderJoin } from "./pages/join.js";
 import { renderReplay } from "./pages/replay.js";
@@ -20,6 +20,7 @@ function parseRoute() {
 /* The running page: the meta, the open table (if any) and the home form's draft live here,
    in one object made once at start. */
 function start(meta) {
+  useJokerValues(meta.jokerValues);
   const app = $("#app");
   const ctx = { meta, drafts: {}, table: null };
   ctx.navigate = (path, replace = false) => {

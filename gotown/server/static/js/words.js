@@ -1,7 +1,7 @@
 /* The game in sentences: seat names, the log's lines, the action buttons, how a game ended. */
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardLabel } from "./cards.js";
+import { cardLabel, jokerValue } from "./cards.js";
 
 export function seatName(lobby, seat, viewer) {
   if (seat === null || seat === undefined) return "?";
@@ -21,7 +21,7 @@ export function seatLabel(lobby, seat) {
 }
 
 function buildLabels(cards) {
-  const label = (c, other) => (c === "?" && other !== "?" ? cardLabel("?") + " (" + (9 - Number(other)) + ")" : cardLabel(c));
+  const label = (c, other) => (c === "?" && other !== "?" ? cardLabel("?") + " (" + jokerValue(other) + ")" : cardLabel(c));
   return { a: label(cards[0], cards[1]), b: label(cards[1], cards[0]) };
 }
 
