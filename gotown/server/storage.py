@@ -156,7 +156,7 @@ class Store:
     server answered survives an operating-system crash or a power loss, not only a crash of the
     process. ``normal`` syncs only at checkpoints: still safe against a crash of the process,
     faster on slow disks, but the last actions acknowledged before a power loss may be lost.
-    ``benchmarks/load.py --sqlite-synchronous`` measures the difference."""
+    ``benchmarks/load.py`` measures either (``GOTOWN_SQLITE_SYNCHRONOUS=normal``)."""
 
     def __init__(self, database_url: str, sqlite_synchronous: str = "full") -> None:
         if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
