@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from . import errors, logs, schemas
-from .api import socket
+from .api import openapi, socket
 from .api.routes import advice, games, meta, pages, seats
 from .config import Settings
 from .middleware import (
@@ -67,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware)  # (outermost: on the refusals above too)
     logs.install()
     errors.install(app)
+    openapi.install(app)
     for routes in (meta, games, advice, seats):
         app.include_router(routes.router)
     app.include_router(socket.router)
