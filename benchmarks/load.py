@@ -280,6 +280,8 @@ def main(
             **os.environ,
             "GOTOWN_DATABASE_URL": database_url or f"sqlite:///{Path(tmp) / 'load.sqlite3'}",
             "GOTOWN_RATE_LIMIT": "0",
+            # (every simulated client shares one address)
+            "GOTOWN_MAX_SOCKETS_PER_CLIENT": "0",
         }
         if broadcast_url:
             env["GOTOWN_BROADCAST_URL"] = broadcast_url

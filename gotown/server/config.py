@@ -64,6 +64,17 @@ class Settings:
     others stand still. 0: no table of bots only."""
     max_bots_only_tables_per_client: int = 2
     """The same bound for the tables of bots only one client address started."""
+    sqlite_synchronous: str = "full"
+    """SQLite only: ``full`` (an acknowledged action survives a power loss) or ``normal``
+    (faster; survives a crash of the process only); see :class:`gotown.server.storage.Store`."""
+    max_sockets_per_client: int = 32
+    """WebSockets open at once from one client address (0: no cap); see
+    :mod:`gotown.server.services.sockets`."""
+    max_sockets_per_game: int = 64
+    """WebSockets open at once on one game, seats and spectators (0: no cap)."""
+    fd_reserve: int = 64
+    """File descriptors kept for HTTP requests and the database: no new WebSocket once the
+    process's descriptor limit less this many are in use."""
     worker_processes: bool = True
     """Bot decisions and estimates in worker processes, beside the event loop and at a lower
     CPU priority (:mod:`gotown.server.workers`); False: in threads of this process (one core
@@ -87,6 +98,8 @@ class Settings:
             raise SettingError(
                 "broadcast_url", "broadcast_url must be memory:// or redis://HOST:PORT (rediss://)"
             )
+        if self.sqlite_synchronous not in ("full", "normal"):
+            raise SettingError("sqlite_synchronous", "sqlite_synchronous must be full or normal")
         if self.bot_delay < 0:
             raise SettingError("bot_delay", "bot_delay must be >= 0")
         if self.presence_ttl <= 0:
@@ -96,7 +109,13 @@ class Settings:
         for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
             if getattr(self, name) < 1:
                 raise SettingError(name, f"{name} must be >= 1")
-        for name in ("max_bots_only_tables", "max_bots_only_tables_per_client"):
+        for name in (
+            "max_bots_only_tables",
+            "max_bots_only_tables_per_client",
+            "max_sockets_per_client",
+            "max_sockets_per_game",
+            "fd_reserve",
+        ):
             if getattr(self, name) < 0:
                 raise SettingError(name, f"{name} must be >= 0")
 
@@ -183,6 +202,7 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOTOWN_WORKER_PROCESSES": ("worker_processes", _switch),
     "GOTOWN_IDLE_GAME_SECONDS": ("idle_game_seconds", _seconds),
     "GOTOWN_PUBLIC_BASE_URL": ("public_base_url", _text),
+    "GOTOWN_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: text.strip().lower()),
     **{
         f"GOTOWN_{name.upper()}": (name, _whole)
         for name in (
@@ -191,6 +211,9 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
             "max_pending_estimates_per_client",
             "max_bots_only_tables",
             "max_bots_only_tables_per_client",
+            "max_sockets_per_client",
+            "max_sockets_per_game",
+            "fd_reserve",
         )
     },
 }

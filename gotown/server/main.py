@@ -9,11 +9,16 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import errors, schemas
-from .api import socket
+from . import errors, logs, schemas
+from .api import openapi, socket
 from .api.routes import advice, games, meta, pages, seats
 from .config import Settings
-from .middleware import ApiRateLimit, BodyLimitMiddleware, RateLimitMiddleware
+from .middleware import (
+    ApiRateLimit,
+    BodyLimitMiddleware,
+    RateLimitMiddleware,
+    SecurityHeadersMiddleware,
+)
 from .pubsub import PubSub
 from .services import GameService
 from .services.bots import BOTS_ONLY_TURN_LIMIT
@@ -38,7 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.database_url)
+        store = Store(settings.database_url, settings.sqlite_synchronous)
         await asyncio.to_thread(store.migrate)
         pubsub = PubSub(settings.broadcast_url)
         await pubsub.connect()
@@ -59,7 +64,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(RateLimitMiddleware, limit=rate_limit)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)  # (outermost: on the refusals above too)
+    logs.install()
     errors.install(app)
+    openapi.install(app)
     for routes in (meta, games, advice, seats):
         app.include_router(routes.router)
     app.include_router(socket.router)

@@ -7,6 +7,8 @@ engine's JSON shapes (FORMAT.md, docs/engine-api.md) and are passed through as p
 
 from __future__ import annotations
 
+import re
+import sys
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -45,6 +47,36 @@ def _printable(value: str | None) -> str | None:
     return value
 
 
+def _printable_class(with_space: bool) -> str:
+    """A regular-expression class of the characters :func:`_printable` admits (with the space,
+    or without), from this interpreter's Unicode database: the same set the server checks."""
+    ranges: list[str] = []
+    start: int | None = None
+    for code in range(sys.maxunicode + 2):
+        ok = code <= sys.maxunicode and chr(code).isprintable() and (with_space or code != 32)
+        if ok and start is None:
+            start = code
+        elif not ok and start is not None:
+            first, last = re.escape(chr(start)), re.escape(chr(code - 1))
+            ranges.append(first if start == code - 1 else f"{first}-{last}")
+            start = None
+    return "[" + "".join(ranges) + "]"
+
+
+#: What the schema says of a name and an invitation code (the server checks them with
+#: :func:`_printable` and, for a name, that it is not blank): printable characters only, and a
+#: name holds one that is not a space.
+PRINTABLE_PATTERN = f"^{_printable_class(True)}*$"
+NAME_PATTERN = f"^ *{_printable_class(False)}{_printable_class(True)}*$"
+
+
+def _whole_float(value: Any) -> Any:
+    """A number like 3.0 as the whole number 3: JSON Schema's ``integer`` admits it."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 # --- input -----------------------------------------------------------------------------------
 
 
@@ -67,10 +99,13 @@ class CreateGameIn(_In):
     language: Language = "en"
     name: str | None = Field(
         default=None,
+        min_length=1,
         max_length=24,
         description="the creator's name; the creator takes the first person seat",
+        json_schema_extra={"pattern": NAME_PATTERN},
     )
     _name_is_printable = field_validator("name")(_printable)
+    _seed_whole = field_validator("seed", mode="before")(_whole_float)
     seed: int | None = Field(
         default=None,
         ge=0,
@@ -81,8 +116,13 @@ class CreateGameIn(_In):
 
 
 class JoinIn(_In):
-    code: str = Field(min_length=1, max_length=64, description="the invitation code")
-    name: str = Field(min_length=1, max_length=24)
+    code: str = Field(
+        min_length=1,
+        max_length=64,
+        description="the invitation code",
+        json_schema_extra={"pattern": PRINTABLE_PATTERN},
+    )
+    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": NAME_PATTERN})
     seat: int | None = Field(default=None, ge=0, le=3, description="a free seat; any when null")
 
     _printable_fields = field_validator("code", "name")(_printable)
@@ -103,6 +143,7 @@ class ActionIn(_In):
     events_from: int = Field(
         default=0, ge=0, strict=True, description=f"for the state answered: {EVENTS_FROM}"
     )
+    _whole = field_validator("version", "events_from", mode="before")(_whole_float)
 
 
 class HandOverIn(_In):

@@ -146,8 +146,21 @@ class SeatChangedError(ConflictError):
     or it was handed to a bot), on another process since this one looked."""
 
 
+#: SQLite's ``synchronous`` levels a store may run at (see :class:`Store`).
+SQLITE_SYNCHRONOUS = ("full", "normal")
+
+
 class Store:
-    def __init__(self, database_url: str) -> None:
+    """The database. On SQLite it runs in WAL mode with ``synchronous`` at ``FULL`` by default:
+    each commit (one acknowledged action) waits until the log is on disk, so that an action the
+    server answered survives an operating-system crash or a power loss, not only a crash of the
+    process. ``normal`` syncs only at checkpoints: still safe against a crash of the process,
+    faster on slow disks, but the last actions acknowledged before a power loss may be lost.
+    ``benchmarks/load.py`` measures either (``GOTOWN_SQLITE_SYNCHRONOUS=normal``)."""
+
+    def __init__(self, database_url: str, sqlite_synchronous: str = "full") -> None:
+        if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
+            raise ValueError(f"sqlite_synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
         self.url = database_url
         kwargs: dict[str, Any] = {"future": True}
         if database_url.startswith("sqlite"):
@@ -156,7 +169,8 @@ class Store:
             kwargs["pool_pre_ping"] = True
         self.engine: Engine = create_engine(database_url, **kwargs)
         if database_url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            level = sqlite_synchronous.upper()
+            event.listen(self.engine, "connect", lambda c, r: _sqlite_pragmas(c, r, level))
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def migrate(self, revision: str = "head") -> None:
@@ -409,9 +423,9 @@ def _not_over(game_id: str) -> Any:
     )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any, synchronous: str) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA synchronous={synchronous}")
     cursor.close()

@@ -205,6 +205,9 @@ def test_a_flood_of_socket_messages_is_refused(database_url: str) -> None:
                 replies.append(message)
             assert [m["type"] for m in replies[:3]] == ["pong"] * 3
             assert replies[3]["error"]["code"] == "too-many-requests"
+            # Closed: the flood is not read (nor answered) any more.
+            closing = ws.receive()
+            assert closing["type"] == "websocket.close" and closing["code"] == 4429, closing
 
 
 def _closed_with_error(ws: WebSocketTestSession, code: str) -> dict[str, Any]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
+from gotown.server.config import SettingError, Settings
 from gotown.server.storage import Base, Store, StoredGame, StoredSeat, stamp_of
 
 
@@ -171,3 +173,26 @@ def test_a_finished_game_s_seats_are_not_changed(store: Store) -> None:
     loaded = store.load_game("o")
     assert loaded is not None
     assert [(s.kind, s.name) for s in loaded.seats] == [("human", "A"), ("bot", None)]
+
+
+@pytest.mark.parametrize(("setting", "pragma"), [(None, 2), ("full", 2), ("normal", 1)])
+def test_sqlite_syncs_every_commit_to_disk_unless_told_otherwise(
+    tmp_path: Path, setting: str | None, pragma: int
+) -> None:
+    """FULL (2) by default: an acknowledged action survives a power loss; NORMAL (1) on request."""
+    settings = Settings.from_env({}, database_url=f"sqlite:///{tmp_path / 'sync.sqlite3'}")
+    if setting is not None:
+        settings = Settings.from_env({"GOTOWN_SQLITE_SYNCHRONOUS": setting.upper()})
+        settings = settings.with_(database_url=f"sqlite:///{tmp_path / 'sync.sqlite3'}")
+    store = Store(settings.database_url, settings.sqlite_synchronous)
+    try:
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == pragma
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        store.dispose()
+
+
+def test_an_unknown_synchronous_level_is_refused() -> None:
+    with pytest.raises(SettingError, match="GOTOWN_SQLITE_SYNCHRONOUS='off'"):
+        Settings.from_env({"GOTOWN_SQLITE_SYNCHRONOUS": "off"})

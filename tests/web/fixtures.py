@@ -4,6 +4,7 @@ and the small helpers the tests share."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,11 +54,25 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+def _wait_for_function(
+    page: Page, expression: str, arg: Any = None, *, timeout: float = 30_000, **_: Any
+) -> None:
+    """Playwright's ``wait_for_function`` evaluates its string inside the page, which the
+    page's Content-Security-Policy (``script-src 'self'``, no eval) refuses; ``evaluate``
+    goes through the browser's debugging protocol instead, so poll with it."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout / 1000:g} s: {expression}")
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium", pytrace=False)
-    with sync_playwright() as p:
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as p:
+        patch.setattr(Page, "wait_for_function", _wait_for_function)
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
@@ -73,8 +88,13 @@ def shot(page: Page, name: str) -> None:
 
 
 def watch_errors(page: Page) -> list[str]:
+    """Script errors, and what the Content-Security-Policy refused (said on the console)."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     return errors
 
 

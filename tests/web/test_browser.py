@@ -53,7 +53,12 @@ def _shot(page: Page, name: str) -> None:
 
 
 def _watch_errors(page: Page, errors: list[str]) -> None:
+    """Script errors, and what the Content-Security-Policy refused (said on the console)."""
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
 
 
 def _version(page: Page) -> int:

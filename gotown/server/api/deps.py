@@ -1,5 +1,8 @@
 """What the routes get injected: the service, the seat's token, the client's address, the base
-URL; and the error responses every route documents."""
+URL; and the error responses every route documents.
+
+Each is a coroutine function, though none awaits anything: FastAPI runs a plain function
+dependency in a worker thread, a thread hop per dependency per request."""
 
 from __future__ import annotations
 
@@ -15,17 +18,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def client_address(request: Request) -> str:
+async def client_address(request: Request) -> str:
     """The client's address, as the rate limit counts it (uvicorn's, see the README)."""
     return request.client.host if request.client else "?"
 
 
-def get_service(request: Request) -> GameService:
+async def get_service(request: Request) -> GameService:
     service: GameService = request.app.state.service
     return service
 
 
-def seat_token(
+async def seat_token(
     x_seat_token: Annotated[str | None, Header(description="the seat's secret token")] = None,
     authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> str | None:
@@ -36,7 +39,7 @@ def seat_token(
     return None
 
 
-def base_url(request: Request) -> str:
+async def base_url(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 

@@ -9,11 +9,15 @@ after its memory was reloaded, every event again with ``events_from`` 0). Send
 checked by the same schema; refusals come back as ``{"type": "error", "error": {...}}``, and the
 new events come with the push) or ``{"type": "ping"}``. Frames are JSON text; a frame larger
 than a request body may be (``max_body_bytes``) closes the socket with 1009. Each connection
-has its own limit on messages (``rate_limit_per_minute``).
+has its own limit on messages (``rate_limit_per_minute``): the message one more than a minute
+allows is answered ``too-many-requests`` and the socket closed with 4429, so that a flood costs
+the server nothing more once it is over (it is never read again) and cannot starve the other
+clients. A new socket over the caps of :mod:`~gotown.server.services.sockets` (per address, per
+game, the descriptor reserve) is refused the same way.
 
 Close codes: 4400 (a bad first message), 4401/4403/4404 (token, game), 4422 (a bad
-``events_from``), 4429 (the rate limit, :mod:`~gotown.server.middleware`), 4503 (the database
-does not answer): 4000 + the refusal's HTTP status.
+``events_from``), 4429 (the rate limit, :mod:`~gotown.server.middleware`, a flood of messages,
+too many open sockets), 4503 (the database does not answer): 4000 + the refusal's HTTP status.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from starlette.websockets import WebSocketState
 
 from .. import schemas
 from ..errors import (
+    BusyError,
     DomainError,
     InvalidError,
     MalformedError,
@@ -109,6 +114,8 @@ class Connection:
         limit = service.settings.rate_limit_per_minute
         self.limit = limit
         self.recent: collections.deque[float] = collections.deque()
+        self.client = websocket.client.host if websocket.client else "?"
+        self.admitted = False
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -157,7 +164,16 @@ class Connection:
     # --- the connection's life ---------------------------------------------------------------
 
     async def open(self) -> tuple[LiveGame, int] | None:
-        """Accept, read the first message and find the game and seat; None when refused."""
+        """Accept, read the first message and find the game and seat; None when refused. The
+        caller releases the socket's place in :attr:`GameService.sockets` when ``admitted``."""
+        try:
+            self.service.sockets.admit(self.client, self.game_id)
+        except DomainError as exc:
+            await self.websocket.accept()
+            with contextlib.suppress(WebSocketDisconnect):
+                await self.refuse(exc)
+            return None
+        self.admitted = True
         await self.websocket.accept()
         try:
             text = await asyncio.wait_for(self.receive(), timeout=30)
@@ -175,6 +191,13 @@ class Connection:
         return live, resume_from
 
     async def serve(self) -> None:
+        try:
+            await self._serve()
+        finally:
+            if self.admitted:
+                self.service.sockets.release(self.client, self.game_id)
+
+    async def _serve(self) -> None:
         opened = await self.open()
         if opened is None:
             return
@@ -240,7 +263,8 @@ class Connection:
             text = await self.receive()
             if self._over_limit():
                 message = f"more than {self.limit} messages in a minute"
-                await self.send(_error("too-many-requests", message))
+                await self.refuse(BusyError("too-many-requests", message))
+                raise WebSocketDisconnect(4429, message)
             elif text is None:
                 await self.send(_error("bad-request", BINARY_FRAME))
             else:

@@ -10,6 +10,7 @@
 ``play``         create, join, act, rematch
 ``seats``        hand a seat to a bot, take it back
 ``estimates``    hints and chances, and their quota
+``sockets``      the open WebSockets, capped per address, per game and by descriptors
 ===============  ==========================================================================
 
 :class:`GameService` builds them and runs their lifecycle; routes call the job they need
@@ -30,6 +31,7 @@ from .play import Play
 from .presence import LocalPresence, presence_for
 from .registry import Registry
 from .seats import Seats
+from .sockets import Sockets
 from .views import Views
 
 log = logging.getLogger("gotown.server")
@@ -49,6 +51,7 @@ class GameService:
         self.play = Play(settings, self.registry, self.presence, self.views, self.bots)
         self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
         self.estimates = Estimates(settings, self.registry, self.views)
+        self.sockets = Sockets(settings)
 
     async def start(self) -> None:
         """Resume every running game: bots whose turn it is play on (at tables of bots only, at

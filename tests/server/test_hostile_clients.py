@@ -1,0 +1,178 @@
+"""Hostile sockets: the caps on open sockets (per address, per game, the file-descriptor
+reserve), and frames that are not text."""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from gotown.server.config import Settings
+from gotown.server.main import create_app
+from gotown.server.services import sockets as sockets_module
+
+from .helpers import running, service_of
+
+
+def _settings(tmp_path: Path, **changes: Any) -> Settings:
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 'caps.sqlite3'}",
+        bot_delay=0,
+        rate_limit_per_minute=0,
+        worker_processes=False,
+        **changes,
+    )
+
+
+def _game(client: TestClient) -> str:
+    created = client.post("/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "A"})
+    game_id: str = created.json()["game_id"]
+    return game_id
+
+
+def _watching(ws: WebSocketTestSession) -> None:
+    ws.send_json({"token": None})
+    assert ws.receive_json()["type"] == "state"
+
+
+def _refused(ws: WebSocketTestSession, words: str) -> None:
+    message = ws.receive_json()
+    assert message["type"] == "error", message
+    assert message["error"]["code"] == "too-many-requests" and words in message["error"]["message"]
+    closing = ws.receive()
+    assert closing["type"] == "websocket.close" and closing["code"] == 4429, closing
+
+
+def test_open_sockets_per_address_are_capped_and_a_closed_one_frees_its_place(
+    tmp_path: Path,
+) -> None:
+    with running(_settings(tmp_path, max_sockets_per_client=2)) as client:
+        first, second = _game(client), _game(client)
+        with client.websocket_connect(f"/ws/games/{first}") as a:
+            _watching(a)
+            with client.websocket_connect(f"/ws/games/{second}") as b:
+                _watching(b)
+                with client.websocket_connect(f"/ws/games/{second}") as c:
+                    _refused(c, "from one address")
+                assert service_of(client).sockets.by_client["testclient"] == 2
+            with client.websocket_connect(f"/ws/games/{second}") as d:
+                _watching(d)
+        assert service_of(client).sockets.total == 0
+
+
+def test_open_sockets_per_game_are_capped_other_games_still_served(tmp_path: Path) -> None:
+    with running(_settings(tmp_path, max_sockets_per_game=1)) as client:
+        full, other = _game(client), _game(client)
+        with client.websocket_connect(f"/ws/games/{full}") as a:
+            _watching(a)
+            with client.websocket_connect(f"/ws/games/{full}") as b:
+                _refused(b, "on one game")
+            with client.websocket_connect(f"/ws/games/{other}") as c:
+                _watching(c)
+
+
+def test_near_the_descriptor_limit_it_warns_refuses_sockets_and_serves_http(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    in_use = {"now": 10}
+    with running(_settings(tmp_path, fd_reserve=10)) as client:
+        sockets = service_of(client).sockets
+        monkeypatch.setattr(sockets, "_limit", lambda: 100)
+        monkeypatch.setattr(sockets, "_in_use", lambda: in_use["now"])
+        game = _game(client)
+        with client.websocket_connect(f"/ws/games/{game}") as a:
+            _watching(a)
+        assert "file descriptors" not in caplog.text
+        in_use["now"] = 85  # past 80% of the limit: a warning, the socket still admitted
+        with caplog.at_level(logging.WARNING, logger="gotown.server.sockets"):
+            with client.websocket_connect(f"/ws/games/{game}") as b:
+                _watching(b)
+            assert "85 of 100 file descriptors in use" in caplog.text
+            in_use["now"] = 90  # into the reserve of 10: refused
+            with client.websocket_connect(f"/ws/games/{game}") as c:
+                _refused(c, "as many live connections as it can")
+        assert client.get(f"/api/games/{game}/state").status_code == 200
+        assert sockets.total == 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
+def test_descriptors_are_counted_on_linux() -> None:
+    limit, in_use = sockets_module.descriptor_limit(), sockets_module.descriptors_in_use()
+    assert in_use is not None and in_use > 0
+    assert limit is None or in_use < limit
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """A real uvicorn server (its own logging left alone, so that its records reach caplog)."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(_settings(tmp_path)), host="127.0.0.1", port=port, log_config=None
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        time.sleep(0.01)
+    assert server.started
+    yield "127.0.0.1", port
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """A masked client frame (payload under 126 bytes)."""
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + masked
+
+
+def test_a_text_frame_of_invalid_utf8_logs_no_error_nor_traceback(
+    served: tuple[str, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    host, port = served
+    key = base64.b64encode(os.urandom(16)).decode()
+    with socket.create_connection((host, port), timeout=5) as conn:
+        conn.sendall(
+            (
+                f"GET /ws/games/nope HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += conn.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 101"), answer
+        with caplog.at_level(logging.DEBUG):
+            conn.sendall(_frame(0x1, b"\xff\xfe not UTF-8"))
+            closing = b""
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                closing += chunk
+            time.sleep(0.3)  # the server's side of the close, logged or not
+    assert closing[:4] == b"\x88\x02" + (1007).to_bytes(2, "big"), closing  # 1007: not UTF-8
+    loud = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert loud == [], [r.getMessage() for r in loud]
+    said = [r for r in caplog.records if "UTF-8" in r.getMessage()]
+    assert [r.levelname for r in said] == ["WARNING"]
