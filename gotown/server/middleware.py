@@ -48,12 +48,13 @@ async def _send_error(
 #: The page's Content-Security-Policy. Its script and style come from this site only (no inline
 #: script, no ``<style>``, no ``style`` attribute: the page sizes and moves things through
 #: ``element.style``, which a policy does not govern); images from this site (the
-#: invitation's QR code) or ``data:`` (the empty icon); the web app manifest from this site; the socket and the API on this site (``'self'`` covers ``ws:``/``wss:`` to the
-#: same host, CSP level 3); never in a frame (against clickjacking, with X-Frame-Options for
+#: invitation's QR code) or ``data:`` (the empty icon); the web app manifest, the socket and
+#: the API from this site (``'self'`` covers ``ws:``/``wss:`` to the same host, CSP level 3);
+#: never in a frame (against clickjacking, with X-Frame-Options for
 #: older browsers).
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
 
