@@ -2,7 +2,7 @@
 it writes (:mod:`gotown.analysis.tournament` plays the games).
 
 Kept apart from the games, so that a change here leaves the code fingerprint of stored results
-as it is (:func:`~gotown.analysis.tournament.code_fingerprint`): a tournament played in parts
+as it is (:func:`~gotown.analysis.results.code_fingerprint`): a tournament played in parts
 can go on after the report has changed.
 """
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from gotown.bots import LEVELS, canonical_spec, parse_bot_spec
 from gotown.engine import OPTION_CHOICES, Options
 
-from . import tournament
+from . import results, tournament
 from .games import GameTask, ObservedGame, observe_game
 from .runner import run_tasks
 from .tournament import DEFAULT_TURN_LIMIT, format_options, rule_options, seatings
@@ -85,7 +85,7 @@ class Configuration:
 @functools.cache
 def fingerprint() -> str:
     """The tournament's code fingerprint (rules, bots, seats and seeds) and the observer's."""
-    digest = hashlib.sha256(tournament.code_fingerprint().encode())
+    digest = hashlib.sha256(results.code_fingerprint().encode())
     digest.update(Path(__file__).with_name("games.py").read_bytes())
     return digest.hexdigest()[:16]
 

@@ -92,13 +92,8 @@ def tournament(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..analysis.report import format_table, write_plot
-    from ..analysis.tournament import (
-        GameResult,
-        code_fingerprint,
-        results_json,
-        rule_options,
-        run_tournament,
-    )
+    from ..analysis.results import code_fingerprint, results_json
+    from ..analysis.tournament import GameResult, rule_options, run_tournament
 
     given = parse_rule_options(rule_option_texts)
     try:
@@ -249,7 +244,7 @@ def _resume(
     games: int,
 ) -> tuple[list[Any], float]:
     """The games (and seconds) already played in the --json file that --resume continues."""
-    from ..analysis.tournament import load_results
+    from ..analysis.results import load_results
 
     done: list[Any] = []
     done_seconds = 0.0

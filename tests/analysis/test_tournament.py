@@ -16,15 +16,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import gotown.analysis.results as results_module
 import gotown.analysis.tournament as tournament_module
 from gotown.analysis.report import format_table, write_plot
+from gotown.analysis.results import RESULTS_FORMAT, load_results, results_json
 from gotown.analysis.tournament import (
-    RESULTS_FORMAT,
     GameResult,
     bot_seed,
     entry_names,
-    load_results,
-    results_json,
     rule_options,
     run_tournament,
     seatings,
@@ -254,14 +253,14 @@ def test_the_fingerprint_is_of_the_code_loaded_not_of_files_edited_since(
 ) -> None:
     # A long tournament saves its games as they finish; a bot edited on disk meanwhile must
     # not relabel games that the code already loaded is still playing.
-    before = tournament_module.code_fingerprint()
+    before = results_module.code_fingerprint()
     monkeypatch.setattr(Path, "read_bytes", lambda self: b"edited since")
-    assert tournament_module.code_fingerprint() == before
-    tournament_module.code_fingerprint.cache_clear()
-    assert tournament_module.code_fingerprint() != before  # a new process reads the edit
+    assert results_module.code_fingerprint() == before
+    results_module.code_fingerprint.cache_clear()
+    assert results_module.code_fingerprint() != before  # a new process reads the edit
     monkeypatch.undo()
-    tournament_module.code_fingerprint.cache_clear()
-    assert tournament_module.code_fingerprint() == before
+    results_module.code_fingerprint.cache_clear()
+    assert results_module.code_fingerprint() == before
 
 
 def test_a_file_from_before_the_format_was_written_is_refused_clearly() -> None:
@@ -281,7 +280,7 @@ def test_a_file_from_before_the_format_was_written_is_refused_clearly() -> None:
 
 def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.MonkeyPatch) -> None:
     # This module decides the seat orders and the bots' seeds, so results depend on it too.
-    before = tournament_module.code_fingerprint()
+    before = results_module.code_fingerprint()
     own = Path(tournament_module.__file__).resolve()
     read = Path.read_bytes
 
@@ -289,13 +288,13 @@ def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.Monkey
         return b"edited" if self.resolve() == own else read(self)
 
     monkeypatch.setattr(Path, "read_bytes", edited)
-    tournament_module.code_fingerprint.cache_clear()
+    results_module.code_fingerprint.cache_clear()
     try:
-        assert tournament_module.code_fingerprint() != before
+        assert results_module.code_fingerprint() != before
     finally:
         monkeypatch.undo()
-        tournament_module.code_fingerprint.cache_clear()
-    assert tournament_module.code_fingerprint() == before
+        results_module.code_fingerprint.cache_clear()
+    assert results_module.code_fingerprint() == before
 
 
 def test_a_bots_seed_does_not_give_away_the_deal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -718,7 +717,7 @@ def test_the_fingerprint_covers_the_games_code_but_not_the_report(
         return real_read_bytes(path)
 
     monkeypatch.setattr(Path, "read_bytes", recording)
-    tournament_module.code_fingerprint.__wrapped__()  # (the cached one read the files once)
+    results_module.code_fingerprint.__wrapped__()  # (the cached one read the files once)
     assert {"engine/game.py", "bots/ismcts.py", "analysis/tournament.py"} <= set(read)
     # A new table or plot does not stop a tournament played in parts from going on.
     assert "analysis/report.py" not in read
