@@ -27,8 +27,8 @@ first).
 
 Game ``i`` depends only on the line-up, the seed, ``i``, the turn limit and the options (and the
 code of the rules, the bots and this module), so a long tournament can be played in parts:
-:func:`~gotown.analysis.results.results_json` writes the games played so far with a fingerprint of the code,
-:func:`~gotown.analysis.results.load_results` reads them back (checking every game), and
+:func:`.results.results_json` writes the games played so far with a fingerprint of the code,
+:func:`.results.load_results` reads them back (checking every game), and
 ``run_tournament(..., done=...)`` plays only the games still missing. The whole is the same as
 one uninterrupted run. The bots' seeds are hashed (:func:`bot_seed`), so that no bot can work
 out the deal from its own seed: they depend on the seed, the game and the seat only, not on
@@ -115,7 +115,7 @@ class TournamentResult:
     results: list[GameResult] = field(default_factory=list)
 
     def summary_json(self) -> dict[str, Any]:
-        """Everything but the games (:func:`~gotown.analysis.results.results_json` writes those, one line each)."""
+        """Everything but the games (:mod:`.results` writes those, one line each)."""
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "results"}
         data["entries"] = [asdict(e) for e in self.entries]
         return data
@@ -275,7 +275,7 @@ def run_tournament(
     With ``max_seconds``, no game starts after that time: the result then holds fewer games
     (its ``games`` says how many: the first games, cut to a whole number of blocks of
     ``players`` games, the unit that seats every entry in every seat once).
-    ``done`` holds games already played (from :func:`~gotown.analysis.results.load_results`, taking ``done_seconds``):
+    ``done`` holds games already played (from :mod:`.results`, taking ``done_seconds``):
     only the others are played, lowest index first.
 
     Raises ``ValueError`` (before any game) for a bad line-up, spec or option.
