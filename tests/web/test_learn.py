@@ -60,8 +60,14 @@ def test_the_guided_first_game_from_the_home_page_to_a_free_game(
         _make_the_step(page, touch)
         assert page.inner_text("#lesson-feedback") == words["lesson_right"]
         assert page.locator("#hand .card[aria-disabled='false']").count() == 0  # (done: wait)
-        _press(page, "#lesson-next", touch)
+        if touch:
+            page.locator("#lesson-next").tap()
+        else:  # the keyboard is on "Next", then on the next step's first mark
+            assert page.evaluate("document.activeElement.id") == "lesson-next"
+            page.keyboard.press("Enter")
         page.wait_for_selector("#lesson-feedback", state="detached")
+        if not touch and n + 1 < STEPS:
+            assert page.evaluate("document.activeElement.classList.contains('lesson-pick')")
     assert page.locator("#winner").count() == 1  # the fifth floor won (R20)
     assert page.inner_text("#lesson-say") == words["lesson_done"]
     shot(page, f"learn-{device}-{STEPS:02d}-done")

@@ -68,6 +68,9 @@ export class Lesson {
     } else if (this.done) {
       panel.append(h("button", { class: "primary", id: "lesson-next", onclick: () => this.next() }, t("lesson_next")));
     }
+    // (Only a keyboard's focus is moved on: a tap leaves the page where it is.)
+    const active = document.activeElement;
+    const focusId = active && app.contains(active) && active.matches(":focus-visible") ? active.id || "-" : null;
     const st = this.done || this.finished ? { ...this.state, legal: [] } : this.state;
     const holder = h("div", {});
     drawGame(holder, st, this);
@@ -77,6 +80,11 @@ export class Lesson {
     this.stage.replaceChildren(holder);
     app.replaceChildren(panel, this.stage);
     if (!this.done && !this.finished) { markTargets(this.stage, st, this); this.mark(); }
+    // The keyboard stays where it was, or goes on to what the step needs next.
+    const keep = focusId && document.getElementById(focusId);
+    if (focusId && this.done) focusOn("lesson-next");
+    else if (keep) keep.focus();
+    else if (focusId) { const pick = this.stage.querySelector(".lesson-pick"); if (pick) pick.focus(); }
     document.title = t("learn") + " – GoTown";
     const live = document.getElementById("announce");
     if (live) live.textContent = [this.feedback, say].filter(Boolean).join(" ");
@@ -138,7 +146,6 @@ export class Lesson {
     if (d.step < d.steps) { this.show(d); return; }
     if (!d.next) { this.finished = true; this.feedback = null; this.draw(); focusOn("free-game"); return; }
     try { await this.load(d.next.lesson, d.next.step); } catch (err) { toast(errorText(err)); }
-    focusOn("lesson-title");
   }
 
   async freeGame() {
@@ -167,5 +174,5 @@ export class Lesson {
 
 function focusOn(id) {
   const el = document.getElementById(id);
-  if (el) { if (!el.hasAttribute("tabindex") && el.tagName === "H1") el.setAttribute("tabindex", "-1"); el.focus(); }
+  if (el) el.focus();
 }
