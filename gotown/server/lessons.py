@@ -9,7 +9,7 @@ step ``n`` is the lesson's position after the moves of the steps before it.
 Nothing here is stored: a lesson game is its position and the expected moves so far, a
 record (``{"position": ...}`` and its actions) that the engine replays to the same game at
 every request (:meth:`Lesson.game_at`). The seat being taught is seat 0; the other seat plays
-nothing (every lesson ends within the player's own turn, or after a skipped one).
+only the replies a step scripts, so that every step begins in the player's turn.
 """
 
 from __future__ import annotations
@@ -46,6 +46,17 @@ def _stolen(before: Game, after: Game) -> bool:
 def _guarded(before: Game, after: Game) -> bool:
     """The player's top floor has a dog it had not (R12)."""
     return not before.towers[PLAYER][-1][2] and after.towers[PLAYER][-1][2] == 1
+
+
+def _guard_held(before: Game, after: Game) -> bool:
+    """The other seat played its turn, and the player's guarded tower stands as it was; the
+    player's turn again (R12)."""
+    return (
+        after.active == PLAYER
+        and after.turn == before.turn + 2
+        and after.towers[PLAYER] == before.towers[PLAYER]
+        and len(after.towers[OTHER]) == len(before.towers[OTHER]) + 1
+    )
 
 
 def _dog_gone(before: Game, after: Game) -> bool:
@@ -97,11 +108,19 @@ def _won(before: Game, after: Game) -> bool:
 
 @dataclass(frozen=True)
 class Step:
-    """One move the player is asked to make, the sentence that asks it, what it shows."""
+    """One move the player is asked to make, the sentence that asks it, what it shows, and
+    the other seat's scripted reply (its actions, when the move ends the player's turn)."""
 
     key: str
     move: Action
     shows: Effect
+    replies: tuple[Action, ...] = ()
+
+    def make(self, game: Game) -> None:
+        """Make the step's move and its replies in ``game`` (checked: each is legal)."""
+        game.apply(self.move)
+        for reply in self.replies:
+            game.apply(reply)
 
 
 @dataclass(frozen=True)
@@ -121,7 +140,7 @@ class Lesson:
         """The game as step ``step`` begins (``len(steps)``: after the last step)."""
         game = self.start()
         for earlier in self.steps[:step]:
-            game.apply(earlier.move)
+            earlier.make(game)
         return game
 
 
@@ -186,7 +205,16 @@ LESSONS: tuple[Lesson, ...] = (
             turn=5,
             seed=13,
         ),
-        (Step("lesson_dog_1", Action.dog(1), _guarded),),
+        (
+            Step("lesson_dog_1", Action.dog(1), _guarded),
+            # (Its 4 would steal the 5 of an unguarded top floor: it builds instead.)
+            Step(
+                "lesson_dog_2",
+                Action.end_turn(),
+                _guard_held,
+                replies=(Action.build("4", "5"), Action.end_turn()),
+            ),
+        ),
     ),
     Lesson(
         "bone",
@@ -282,9 +310,9 @@ def try_move(current: Lesson, step: int, data: Any) -> Answer:
     for something that is no action."""
     game = current.game_at(step)
     action = game.normalize(Action.from_json(data))
-    expected = game.normalize(current.steps[step].move)
-    if action == expected:
-        game.apply(action)
+    expected = current.steps[step]
+    if action == game.normalize(expected.move):
+        expected.make(game)
         return Answer(True, game)
     if game.is_legal(action):
         return Answer(False, game)

@@ -49,10 +49,15 @@ def test_every_step_asks_a_legal_move_that_shows_what_its_sentence_says(
     assert not step.shows(before, before)  # (the change is the move's, not there already)
     after = before.copy()
     after.apply(step.move)
+    for reply in step.replies:  # (the other seat's, in its own turn)
+        assert after.active == lessons.OTHER and after.is_legal(reply)
+        after.apply(reply)
     assert step.shows(before, after)
-    # Only the last step of the last lesson ends the game (R20: the fifth floor).
+    # Only the last step of the last lesson ends the game (R20: the fifth floor); every other
+    # step leaves the player's turn for the next one.
     last = lesson is lessons.LESSONS[-1] and n == len(lesson.steps) - 1
     assert after.is_over is last
+    assert last or after.active == lessons.PLAYER
 
 
 @pytest.mark.parametrize(("lesson", "n"), STEPS, ids=STEP_IDS)
@@ -66,6 +71,9 @@ def test_no_other_legal_move_of_a_step_shows_its_change(lesson: lessons.Lesson, 
             continue
         after = before.copy()
         after.apply(action)
+        for reply in step.replies:  # (the reply the step's move would have had)
+            if after.is_legal(reply):
+                after.apply(reply)
         if step.shows(before, after):
             assert action.type == step.move.type  # (another floor built is still a floor)
 
@@ -239,3 +247,19 @@ def test_a_move_that_is_no_action_is_refused(
     res = client.post("/api/lessons/build/steps/0", json=body)
     assert res.status_code == 422 and res.json()["error"]["code"] == code
     assert client.get("/api/lessons/build/steps/0").json() == before
+
+
+def test_the_bots_scripted_reply_is_made_and_shown_as_its_move(client: TestClient) -> None:
+    body = _post(client, "dog", 1, {"type": "end-turn"}).json()
+    assert body["correct"] is True
+    state = body["after"]["state"]
+    view = state["view"]
+    assert view["active"] == 0 and state["legal"]  # the player's turn again
+    assert view["towers"][1][-1] == ["4", "5"] and view["towers"][0][-1] == ["4", "5", "dog"]
+    moves = [e for e in view["events"] if e["type"] == "action"]
+    assert moves[-2:] == [
+        {"type": "action", "seat": 1, "action": {"type": "build", "cards": ["4", "5"]}},
+        {"type": "action", "seat": 1, "action": {"type": "end-turn"}},
+    ]
+    drawn = [e for e in view["events"] if e["type"] == "draw" and e["seat"] == 1]
+    assert drawn and all(e.get("card") is None for e in drawn)  # R22: its draw stays hidden

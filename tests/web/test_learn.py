@@ -25,6 +25,12 @@ def _press(page: Page, selector: str, touch: bool) -> None:
         page.keyboard.press("Enter")
 
 
+def _shot(page: Page, name: str) -> None:
+    """A screenshot from the top of the page (where the lesson's sentence stands)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, name)
+
+
 def _make_the_step(page: Page, touch: bool) -> None:
     """Follow the marks: the step's cards, then its target (or the end of the turn)."""
     for _ in range(4):
@@ -56,9 +62,10 @@ def test_the_guided_first_game_from_the_home_page_to_a_free_game(
         step = page.evaluate("gotown.table().step")
         assert page.inner_text("#lesson-say") == words[step["key"]]
         assert page.locator(".lesson-pick").count() >= 1  # the move is shown
-        shot(page, f"learn-{device}-{n:02d}-{step['lesson']}-{step['step']}")
+        _shot(page, f"learn-{device}-{n:02d}-{step['lesson']}-{step['step']}")
         _make_the_step(page, touch)
         assert page.inner_text("#lesson-feedback") == words["lesson_right"]
+        _shot(page, f"learn-{device}-{n:02d}-{step['lesson']}-{step['step']}-made")
         assert page.locator("#hand .card[aria-disabled='false']").count() == 0  # (done: wait)
         if touch:
             page.locator("#lesson-next").tap()
@@ -70,7 +77,7 @@ def test_the_guided_first_game_from_the_home_page_to_a_free_game(
             assert page.evaluate("document.activeElement.classList.contains('lesson-pick')")
     assert page.locator("#winner").count() == 1  # the fifth floor won (R20)
     assert page.inner_text("#lesson-say") == words["lesson_done"]
-    shot(page, f"learn-{device}-{STEPS:02d}-done")
+    _shot(page, f"learn-{device}-{STEPS:02d}-done")
     _press(page, "#free-game", touch)
     page.wait_for_url("**/g/*")
     page.wait_for_selector("#status")

@@ -19,7 +19,7 @@ export class Lesson {
     Object.assign(this, { selected: [], hints: null, prevFloors: {}, replay: false, spectator: false, gameId: "lesson", token: null,
       logKeep: null, drawerOpen: false, optionsOpen: false });
     this.lessons = null; this.step = null; this.state = null; this.done = false; this.finished = false;
-    this.feedback = null; this.busy = false; this.closed = false;
+    this.feedback = null; this.busy = false; this.closed = false; this.told = null;
     this.stage = h("div", { id: "lesson-table" });
     listenTargets(this.stage, this);
     app.append(h("p", { class: "loading" }, t("connecting")));
@@ -61,13 +61,15 @@ export class Lesson {
       h("p", { class: "help", id: "lesson-progress" }, t("lesson_step", { i: index + 1, n: this.lessons.length })),
       h("h1", { id: "lesson-title" }, this.finished ? t("learn") : t(this.lessons[index].title_key)),
       h("p", { class: "lesson-say", id: "lesson-say" }, say));
-    if (this.feedback) panel.append(h("p", { class: "lesson-feedback " + (this.done ? "right" : "gentle"), id: "lesson-feedback" }, this.feedback));
+    const answer = h("div", { class: "lesson-answer" });
+    if (this.feedback) answer.append(h("p", { class: "lesson-feedback " + (this.done ? "right" : "gentle"), id: "lesson-feedback" }, this.feedback));
     if (this.finished) {
-      panel.append(h("button", { class: "primary big", id: "free-game", onclick: () => this.freeGame() },
+      answer.append(h("button", { class: "primary big", id: "free-game", onclick: () => this.freeGame() },
         h("strong", {}, t("lesson_free_game"))));
     } else if (this.done) {
-      panel.append(h("button", { class: "primary", id: "lesson-next", onclick: () => this.next() }, t("lesson_next")));
+      answer.append(h("button", { class: "primary", id: "lesson-next", onclick: () => this.next() }, t("lesson_next")));
     }
+    if (answer.firstChild) panel.append(answer);
     // (Only a keyboard's focus is moved on: a tap leaves the page where it is.)
     const active = document.activeElement;
     const focusId = active && app.contains(active) && active.matches(":focus-visible") ? active.id || "-" : null;
@@ -86,8 +88,10 @@ export class Lesson {
     else if (keep) keep.focus();
     else if (focusId) { const pick = this.stage.querySelector(".lesson-pick"); if (pick) pick.focus(); }
     document.title = t("learn") + " – GoTown";
+    // Said once per step and answer (not again at every card chosen).
+    const told = [this.feedback, say].filter(Boolean).join(" ");
     const live = document.getElementById("announce");
-    if (live) live.textContent = [this.feedback, say].filter(Boolean).join(" ");
+    if (live && told !== this.told) { live.textContent = told; this.told = told; }
   }
 
   /* The cards of the step's move (not chosen yet) are marked, and its target once it glows;
