@@ -106,6 +106,11 @@ def test_a_wrong_move_is_answered_gently_and_the_step_waits(
     floors = page.locator("#towers .mine .floor.glow")
     assert floors.count() == 2  # both floors may be guarded (R12); the top one is marked
     assert page.locator("#towers .mine .floor.glow.lesson-pick").get_attribute("data-floor") == "1"
+    # Of the two buttons the dog offers, the step's is the main one, and marked.
+    assert page.locator("#actions .act:not(#end-turn)").count() == 2
+    marked = page.locator("#actions .act.lesson-pick")
+    assert marked.count() == 1 and "primary" in (marked.get_attribute("class") or "")
+    assert page.locator("#actions .act.primary").count() == 1
     page.click('#towers .mine .floor.glow[data-floor="0"]')
     page.wait_for_selector("#lesson-feedback.gentle")
     assert page.inner_text("#lesson-feedback") == words["lesson_other_move"]

@@ -8,7 +8,7 @@ import { errorText, lang, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
 import { useText } from "../cards.js";
 import { toast } from "../notices.js";
-import { usesOf } from "../words.js";
+import { buttonText, usesOf } from "../words.js";
 import { listenTargets, markTargets } from "../targets.js";
 import { drawGame } from "./table-view.js";
 
@@ -109,7 +109,12 @@ export class Lesson {
       const el = this.stage.querySelector("#card-" + i);
       if (el && !this.selected.includes(i)) el.classList.add("lesson-pick");
     }
-    for (const b of this.stage.querySelectorAll("#actions .act")) b.classList.remove("primary");
+    // Of the buttons the chosen cards offer, the step's move is the main one (and marked).
+    const said = buttonText(move, this.state);
+    for (const b of this.stage.querySelectorAll("#actions .act:not(#end-turn)")) {
+      b.classList.toggle("primary", b.textContent === said);
+      b.classList.toggle("lesson-pick", b.textContent === said);
+    }
   }
 
   toggle(i) {
