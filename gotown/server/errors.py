@@ -96,6 +96,7 @@ CODES: dict[str, type[DomainError]] = {
     "unknown-game": NotFoundError,
     "unknown-invitation": NotFoundError,
     "unknown-language": NotFoundError,
+    "unknown-lesson": NotFoundError,
     "already-bot": ConflictError,
     "game-over": ConflictError,
     "no-free-seat": ConflictError,

@@ -1,5 +1,5 @@
 """axe-core (through axe-playwright-python) finds no serious or critical violation on the
-home, table, replay and rules pages, in the light and the dark theme; every card and floor
+home, table, replay, rules and lesson pages, in the light and the dark theme; every card and floor
 has an accessible name."""
 
 from __future__ import annotations
@@ -90,5 +90,22 @@ def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, sch
     for lang in ("en", "pl"):
         page.goto(f"{server_url}/rules/{lang}")
         found[f"rules {lang}"] = _serious(page)
+    # The lesson page: a step with its card chosen (the marked target glows), then a gentle
+    # answer to another move, then the end of the guided game.
+    page.goto(f"{server_url}/learn/dog")
+    page.wait_for_selector("#lesson-say")
+    page.locator('#hand .card[data-card="dog"]').tap()
+    page.wait_for_selector(".glow.lesson-pick")
+    found["lesson"] = _serious(page)
+    page.locator('#towers .mine .floor.glow[data-floor="0"]').tap()
+    page.wait_for_selector("#lesson-feedback.gentle")
+    found["lesson, another move"] = _serious(page)
+    page.goto(f"{server_url}/learn/joker")
+    page.wait_for_selector("#lesson-say")
+    page.locator('#hand .card[data-card="?"]').tap()
+    page.locator("#towers .lesson-pick").tap()
+    page.wait_for_selector("#lesson-next")
+    found["lesson, done"] = _serious(page)
+    shot(page, f"web-06-lesson-axe-{scheme}")
     assert not any(found.values()), found
     context.close()

@@ -10,10 +10,12 @@ import { renderHome } from "./pages/home.js";
 import { renderJoin } from "./pages/join.js";
 import { renderReplay } from "./pages/replay.js";
 import { Table } from "./pages/table.js";
+import { Lesson } from "./pages/learn.js";
 
 function parseRoute() {
   const p = location.pathname.split("/").filter(Boolean);
   const pages = { j: "join", g: "table", w: "watch", r: "replay" };
+  if (p[0] === "learn") return { name: "learn", id: p[1] || null };
   return pages[p[0]] && p[1] ? { name: pages[p[0]], id: p[1] } : { name: "home", id: null };
 }
 
@@ -36,6 +38,7 @@ function start(meta) {
     if (route.name === "home") renderHome(app, ctx);
     else if (route.name === "join") renderJoin(app, route.id, ctx);
     else if (route.name === "replay") renderReplay(app, route.id, ctx);
+    else if (route.name === "learn") ctx.table = new Lesson(app, route.id, ctx);
     else ctx.table = new Table(app, route.id, route.name === "watch", ctx);
   }
   window.addEventListener("popstate", render);

@@ -96,7 +96,9 @@ export function renderHome(app, ctx) {
       h("button", { type: "button", class: "primary big", id: "play-now", onclick: () => start([{ kind: "human" }, { kind: "bot", level: "medium" }]) },
         h("strong", {}, t("play_now")), h("span", {}, t("play_now_help"))),
       h("button", { type: "button", class: "big", id: "play-friends", onclick: () => start([{ kind: "human" }, { kind: "human" }]) },
-        h("strong", {}, t("play_friends")), h("span", {}, t("play_friends_help")))),
+        h("strong", {}, t("play_friends")), h("span", {}, t("play_friends_help"))),
+      h("button", { type: "button", class: "big", id: "learn", onclick: () => ctx.navigate("/learn") },
+        h("strong", {}, t("learn")), h("span", {}, t("learn_help")))),
     custom);
   if (draft.name !== undefined) { name.value = draft.name; name.dispatchEvent(new Event("input")); }
   short.checked = Boolean(draft.short);
