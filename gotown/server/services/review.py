@@ -118,7 +118,7 @@ class Reviews:
                 self._kept.popitem(last=False)
 
         try:
-            data = await shared_once(self._kept, key, start, keep_the_newest)  # type: ignore[arg-type]
+            data = await shared_once(self._kept, key, start, keep_the_newest)
         except (asyncio.CancelledError, DomainError):
             raise
         except Exception as exc:
