@@ -110,6 +110,15 @@ class Bots:
 
     def warm(self) -> None:
         self._workers.warm()
+        # The policies' models load now, at the start, not in the event loop at a first move
+        # (a second or so each; then the bots of a level are made from the loaded model).
+        for level, path in self.policies().items():
+            try:
+                gotown.bots.bot_from_spec(f"{POLICY_LEVEL}:path={path}", 0)
+            except Exception:
+                log.exception(
+                    "cannot load the policy %s from %s: its seats play at random", level, path
+                )
 
     async def close(self) -> None:
         tasks = [t.task for t in self._of.values() if t.task and not t.task.done()]
