@@ -151,3 +151,13 @@ def test_the_load_benchmark_plays_games_through_both_seats_sockets() -> None:
 def test_two_load_processes_need_a_broadcast() -> None:
     refused = CliRunner().invoke(_load("load").main, ["--processes", "2"])
     assert refused.exit_code == 2 and "--broadcast-url" in refused.output
+
+
+def test_the_review_speed_benchmark_times_a_quick_review_by_player_count() -> None:
+    result = CliRunner().invoke(
+        _load("review_speed").main, ["--games", "1", "--players", "2"], terminal_width=120
+    )
+    assert result.exit_code == 0, result.output
+    assert "quick review" in result.output
+    row = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("2 "))
+    assert len([cell for cell in row.split("│") if cell.strip()]) == 4

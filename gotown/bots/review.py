@@ -33,6 +33,12 @@ REVIEW_ITERATIONS = 200
 #: With 3 or 4 players, at most this many units of work per iteration on average (the work
 #: cap of :class:`SearchBot`), so that a decision costs about as much as with two players.
 WORK_PER_ITERATION = 40
+#: A whole review's iterations when it must be quick (the web table's, the terminal's): shared
+#: by the decisions of the game, between :data:`QUICK_ITERATIONS` per decision
+#: (:func:`quick_iterations`). A decision costs about a millisecond per iteration, so a game
+#: reviews in a few seconds whatever its length.
+QUICK_BUDGET = 3000
+QUICK_ITERATIONS = (10, 60)
 #: A move rated this much below the best (as a chance to win) is a mistake; twice as much, a
 #: blunder. The search's own noise at the default budget is a few points.
 MISTAKE = 0.08
@@ -155,6 +161,12 @@ def _assess(
         share = weight / total if total > 0 else 1.0 / len(others)
         chances[s] = (1.0 - mine) * share
     return tuple(chances), ranked
+
+
+def quick_iterations(actions: int) -> int:
+    """The iterations per decision of a quick review of ``actions`` actions."""
+    least, most = QUICK_ITERATIONS
+    return max(least, min(most, QUICK_BUDGET // max(1, actions)))
 
 
 def review(

@@ -55,6 +55,12 @@ from .options import FiniteFloatRange, parse_rule_options
 )
 @click.option("--replay", "replay_path", type=click.Path(exists=True, dir_okay=False),
               default=None, help="Step through a saved record instead of playing.")  # fmt: skip
+@click.option("--review", "show_review", is_flag=True,
+              help="With --replay: the strong bot's review (each seat's chance over the game, "
+                   "the turning points; `v` shows it again).")  # fmt: skip
+@click.option("--review-seat", type=click.IntRange(0, 3), default=None,
+              help="With --replay: review the game for this seat (from 0), its mistakes "
+                   "named with the better move.")  # fmt: skip
 @click.option("--connect", "url", default=None, metavar="URL",
               help="Take a seat at a game of a running `gotown serve`: its invitation link "
                    "(/j/CODE) or your seat link (/g/GAME#t=TOKEN).")  # fmt: skip
@@ -76,6 +82,8 @@ def play(
     speed: float,
     save_path: str | None,
     replay_path: str | None,
+    show_review: bool,
+    review_seat: int | None,
     url: str | None,
     plain: bool,
     lang: str | None,
@@ -115,11 +123,14 @@ def play(
         except LinkError as error:
             raise click.BadParameter(str(error), param_hint="--connect") from None
         sys.exit(code)
+    if (show_review or review_seat is not None) and replay_path is None:
+        raise click.BadParameter("a review is of a saved game: give --replay FILE too",
+                                 param_hint="--review")  # fmt: skip
     if replay_path is not None:
         from ..tui.replay import run_replay
 
         try:
-            run_replay(replay_path, plain=plain)
+            run_replay(replay_path, plain=plain, show_review=show_review, review_seat=review_seat)
         except (OSError, ValueError) as error:
             raise click.BadParameter(str(error), param_hint="--replay") from None
         return

@@ -24,7 +24,8 @@ def serve(host: str, port: int, database_url: str | None, reload: bool, lan: boo
     server processes on one database), GOTOWN_PUBLIC_BASE_URL (the base of invitation links),
     GOTOWN_BOT_DELAY (seconds between bot moves, 0.6), GOTOWN_RATE_LIMIT (requests a minute
     per address, 240), GOTOWN_WORKER_PROCESSES (bots and hints in worker processes: true;
-    false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4) and others: gotown/server/README.md.
+    false: threads), GOTOWN_MAX_BOTS_ONLY_TABLES (4), GOTOWN_BOT_POLICIES (trained policies
+    seated as ppo:NAME: NAME=FILE,...; the rl extra) and others: gotown/server/README.md.
     """
     from ..server import run
     from ..server.config import SettingError, Settings
@@ -34,14 +35,31 @@ def serve(host: str, port: int, database_url: str | None, reload: bool, lan: boo
         address = f"http://{lan_address()}:{port}"
         os.environ.setdefault("GOTOWN_PUBLIC_BASE_URL", address)
     try:  # (the server reads them again: a mistake is told here, before it starts)
-        Settings.from_env(database_url=database_url)
+        settings = Settings.from_env(database_url=database_url)
     except SettingError as exc:
         if exc.name == "database_url" and exc.variable is None:  # (given with --database-url)
             raise click.BadParameter(str(exc), param_hint="--database-url") from None
         raise click.UsageError(f"a setting from the environment: {exc}") from None
+    if settings.bot_policies:
+        offer_policies(settings.bot_policies)
     if lan:
         print_lan_banner(os.environ["GOTOWN_PUBLIC_BASE_URL"])
     run(host=host, port=port, database_url=database_url, reload=reload)
+
+
+def offer_policies(policies: tuple[tuple[str, str], ...]) -> None:
+    """Register the ``ppo`` level (from the rl extra), so that the server seats the policies
+    of GOTOWN_BOT_POLICIES as ``ppo:NAME``; a file missing, or the extra, is told now."""
+    for name, path in policies:
+        if not os.path.isfile(path):
+            raise click.UsageError(f"GOTOWN_BOT_POLICIES: policy {name!r}: no model file {path!r}")
+    try:
+        from ..rl.policy import register_ppo_level
+    except ImportError as error:
+        raise click.UsageError(
+            f"GOTOWN_BOT_POLICIES needs the rl extra (pip install 'gotown[rl]'): {error}"
+        ) from None
+    register_ppo_level()
 
 
 def lan_address() -> str:

@@ -55,7 +55,20 @@ class PPOBot:
         path = spec_path(spec)
         self.name = spec
         self.seed = seed  # (the policy's choice is deterministic)
-        self.model = _load(os.path.abspath(path), os.path.getmtime(path))
+        self._path = os.path.abspath(path)
+        self.model = _load(self._path, os.path.getmtime(path))
+        self._size = int(self.model.observation_space.shape[0])
+        self._actions = int(self.model.action_space.n)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its spec, seed and file, not its weights: a bot handed to a worker
+        process at every decision (the web table's) costs a few bytes, and the worker loads
+        the model once (:func:`_load`)."""
+        return {"name": self.name, "seed": self.seed, "path": self._path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.name, self.seed, self._path = state["name"], state["seed"], state["path"]
+        self.model = _load(self._path, os.path.getmtime(self._path))
         self._size = int(self.model.observation_space.shape[0])
         self._actions = int(self.model.action_space.n)
 

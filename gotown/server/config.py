@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -79,6 +80,11 @@ class Settings:
     """Bot decisions and estimates in worker processes, beside the event loop and at a lower
     CPU priority (:mod:`gotown.server.workers`); False: in threads of this process (one core
     for everything, as the interpreter's lock allows)."""
+    bot_policies: tuple[tuple[str, str], ...] = ()
+    """Trained policies offered as bot levels ``ppo:NAME``: (name, model file) pairs, from
+    ``GOTOWN_BOT_POLICIES=NAME=FILE,...``. Only the operator names a file: loading a policy
+    runs code (unpickling), so a client only ever picks one of these by name. Seated when the
+    ``ppo`` level is registered (``gotown serve`` does it, with the rl extra installed)."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -106,6 +112,17 @@ class Settings:
             raise SettingError("presence_ttl", "presence_ttl must be > 0")
         if self.idle_game_seconds <= 0:
             raise SettingError("idle_game_seconds", "idle_game_seconds must be > 0")
+        for name, path in self.bot_policies:
+            if not POLICY_NAME.fullmatch(name):
+                raise SettingError(
+                    "bot_policies",
+                    f"bot_policies: policy name {name!r} is not 1 to 12 of a-z, 0-9 and - "
+                    "(its level ppo:NAME is stored in 16 characters)",
+                )
+            if not path:
+                raise SettingError("bot_policies", f"bot_policies: policy {name!r} has no file")
+        if len({name for name, _ in self.bot_policies}) != len(self.bot_policies):
+            raise SettingError("bot_policies", "bot_policies: a policy name is given twice")
         for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
             if getattr(self, name) < 1:
                 raise SettingError(name, f"{name} must be >= 1")
@@ -182,6 +199,21 @@ def _seconds(text: str) -> float:
     return value
 
 
+#: A policy's name, as its level ``ppo:NAME`` (at most 16 characters) is stored.
+POLICY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,11}")
+
+
+def _policies(text: str) -> tuple[tuple[str, str], ...]:
+    """``NAME=FILE,NAME=FILE`` as (name, file) pairs (a file name holds no comma)."""
+    pairs = []
+    for item in text.split(","):
+        name, equals, path = item.strip().partition("=")
+        if not equals:
+            raise ValueError(f"{item.strip()!r} is not NAME=FILE")
+        pairs.append((name.strip(), path.strip()))
+    return tuple(pairs)
+
+
 def _switch(text: str) -> bool:
     lowered = text.strip().lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -202,6 +234,7 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOTOWN_WORKER_PROCESSES": ("worker_processes", _switch),
     "GOTOWN_IDLE_GAME_SECONDS": ("idle_game_seconds", _seconds),
     "GOTOWN_PUBLIC_BASE_URL": ("public_base_url", _text),
+    "GOTOWN_BOT_POLICIES": ("bot_policies", _policies),
     "GOTOWN_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: text.strip().lower()),
     **{
         f"GOTOWN_{name.upper()}": (name, _whole)

@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 
 from . import errors, logs, schemas
 from .api import openapi, socket
-from .api.routes import advice, games, lessons, meta, pages, seats
+from .api.routes import advice, games, lessons, meta, pages, review, seats
 from .config import Settings
 from .middleware import (
     ApiRateLimit,
@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     logs.install()
     errors.install(app)
     openapi.install(app)
-    for routes in (meta, games, advice, seats, lessons):
+    for routes in (meta, games, advice, review, seats, lessons):
         app.include_router(routes.router)
     app.include_router(socket.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC_DIR), name="static")

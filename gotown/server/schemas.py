@@ -310,3 +310,47 @@ class MetaOut(BaseModel):
     joker_values: dict[str, int] = Field(
         description="R5: what a joker stands for in a floor, by its partner's code"
     )
+
+
+class TurningPointOut(BaseModel):
+    index: int = Field(
+        description="the action's number in the record, from 0 (replay frame "
+        "index + 1 is the position after it)"
+    )
+    turn: int
+    seat: int = Field(description="the seat that acted")
+    action: dict[str, Any]
+    text: str = Field(description="the action in the engine's notation")
+    swing: float = Field(description="the largest change of any seat's chance across it")
+
+
+class ReviewMistakeOut(BaseModel):
+    index: int = Field(description="the action's number in the record, from 0")
+    turn: int
+    kind: Literal["a mistake", "a blunder"]
+    played: dict[str, Any]
+    best: dict[str, Any] = Field(description="the move the strong bot rated best")
+    best_chance: float
+    played_chance: float | None
+    text: str = Field(description="the mistake in words, with the better move")
+
+
+class ReviewOut(BaseModel):
+    """The strong bot's review of a finished game: each seat's chance after every action (each
+    estimate from the deciding seat's own view), the turning points, and the mistakes of
+    ``seat`` (none when seat is null)."""
+
+    game_id: str
+    players: int
+    seat: int | None = Field(description="the reviewed seat (its mistakes); null: none")
+    winner: int | None
+    chances: list[list[float]] = Field(
+        description="chances[i][s]: seat s's chance to win after i actions (0: the start)"
+    )
+    turning_points: list[TurningPointOut] = Field(
+        description="the actions that moved a seat's chance most, in the order they happened"
+    )
+    mistakes: list[ReviewMistakeOut]
+    iterations: int = Field(description="the search's iterations per decision")
+    reviewed_actions: int = Field(description="how many actions were reviewed (all, up to a cap)")
+    actions: int = Field(description="how many actions the game has")

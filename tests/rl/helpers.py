@@ -3,9 +3,13 @@ hidden card changed."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from click.testing import CliRunner
 
 from gotown.engine import Game
 
@@ -55,3 +59,23 @@ def with_hidden_cards_changed(game: Game, seat: int, seed: int) -> Game | None:
         if other.to_position() != game.to_position():
             return other
     return None
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_maskable_ppo.py"
+
+
+def train_tiny_policy(folder: Path) -> tuple[Path, Path, str]:
+    """The example run small, into ``folder``: 2,048 steps against easy, evaluated in 2 games
+    against random. Answers the model file, the learning curve and what the run printed."""
+    spec = importlib.util.spec_from_file_location("example_train_maskable_ppo", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    model, curve = folder / "ppo.zip", folder / "curve.csv"
+    args = ["--steps", "2048", "--envs", "2", "--n-steps", "512", "--batch-size", "128"]
+    args += ["--window", "4"]
+    args += ["--out", str(model), "--curve", str(curve), "--plot", str(folder / "curve.png")]
+    args += ["--eval-games", "2", "--eval-against", "random"]
+    result = CliRunner().invoke(example.main, args)
+    assert result.exit_code == 0, result.output
+    return model, curve, result.output

@@ -4,7 +4,6 @@ policy is a bot level that the tournament seats."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from gotown.cli import main as gotown_main
 from gotown.engine import Game
 from gotown.rl.policy import PPOBot, register_ppo_level
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_maskable_ppo.py"
+from .helpers import train_tiny_policy
 
 
 @pytest.fixture(autouse=True)
@@ -30,20 +29,8 @@ def own_levels(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    """The example run small: 2,048 steps against easy, evaluated in 2 games against random."""
-    spec = importlib.util.spec_from_file_location("example_train_maskable_ppo", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    folder = tmp_path_factory.mktemp("ppo")
-    model, curve = folder / "ppo.zip", folder / "curve.csv"
-    args = ["--steps", "2048", "--envs", "2", "--n-steps", "512", "--batch-size", "128"]
-    args += ["--window", "4"]
-    args += ["--out", str(model), "--curve", str(curve), "--plot", str(folder / "curve.png")]
-    args += ["--eval-games", "2", "--eval-against", "random"]
-    result = CliRunner().invoke(example.main, args)
-    assert result.exit_code == 0, result.output
-    return model, curve, result.output
+    """The example run small (:func:`~tests.rl.helpers.train_tiny_policy`)."""
+    return train_tiny_policy(tmp_path_factory.mktemp("ppo"))
 
 
 def test_the_example_trains_saves_plots_and_evaluates(trained: tuple[Path, Path, str]) -> None:

@@ -80,6 +80,9 @@ def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, sch
     page.wait_for_selector("#replay-stage #status")
     page.click("#replay-last")
     page.wait_for_selector("#replay-stage #winner")
+    # With the review under the table: the graph, its lists and its figures open.
+    page.wait_for_selector("#review-graph")
+    page.click("#review .review-figures > summary")
     found["replay"] = _serious(page)
     page.goto(server_url + "/")
     page.wait_for_selector("#create-title")

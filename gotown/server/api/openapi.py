@@ -9,6 +9,7 @@ for its content; the test suite checks it with schemathesis (``test_openapi_conf
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -48,16 +49,17 @@ def _first_player_among_the_seats() -> list[dict[str, Any]]:
     return rules
 
 
-def refine(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (FastAPI's) with the constraints of the module's docstring added."""
+def refine(schema: dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, Any]:
+    """``schema`` (FastAPI's) with the constraints of the module's docstring added; ``levels``:
+    the bot levels the server seats (the trained policies it offers included)."""
     models = schema["components"]["schemas"]
     seat = models["SeatSpec"]
-    seat["properties"]["level"]["anyOf"] = [{"enum": list(LEVELS)}, {"type": "null"}]
+    seat["properties"]["level"]["anyOf"] = [{"enum": list(levels)}, {"type": "null"}]
     # A person's seat (the default kind) takes no level.
     seat["if"] = {"not": {"properties": {"kind": {"const": "bot"}}, "required": ["kind"]}}
     seat["then"] = {"properties": {"level": {"type": "null"}}}
     hand_over = models["HandOverIn"]["properties"]["level"]
-    hand_over["enum"] = list(LEVELS)
+    hand_over["enum"] = list(levels)
     create = models["CreateGameIn"]
     create["properties"]["options"] = {**create["properties"]["options"], **_options_schema()}
     create["allOf"] = _first_player_among_the_seats()
@@ -70,7 +72,9 @@ def install(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = refine(build())
+            service = getattr(app.state, "service", None)  # (set while the app runs)
+            levels = service.bots.levels() if service is not None else LEVELS
+            app.openapi_schema = refine(build(), levels)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -10,6 +10,7 @@
 ``play``         create, join, act, rematch
 ``seats``        hand a seat to a bot, take it back
 ``estimates``    hints and chances, and their quota
+``review``       the review of a finished game, computed once
 ``sockets``      the open WebSockets, capped per address, per game and by descriptors
 ===============  ==========================================================================
 
@@ -30,6 +31,7 @@ from .estimates import Estimates
 from .play import Play
 from .presence import LocalPresence, presence_for
 from .registry import Registry
+from .review import Reviews
 from .seats import Seats
 from .sockets import Sockets
 from .views import Views
@@ -51,6 +53,7 @@ class GameService:
         self.play = Play(settings, self.registry, self.presence, self.views, self.bots)
         self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
         self.estimates = Estimates(settings, self.registry, self.views)
+        self.reviews = Reviews(settings, self.registry)
         self.sockets = Sockets(settings)
 
     async def start(self) -> None:
@@ -75,7 +78,7 @@ class GameService:
             sweeper.cancel()
         await asyncio.gather(self.bots.close(), self.presence.stop_heartbeats())
         # (together: each may wait for a decision under way to end)
-        workers = [*self.bots.shutdown_workers(), self.estimates.workers]
+        workers = [*self.bots.shutdown_workers(), self.estimates.workers, self.reviews.workers]
         await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
         self.views.close()
         await self.presence.close()

@@ -17,6 +17,10 @@
 - Bots alone can play for ever (two hands of 8 cards that can do nothing draw no more, R7b),
   and a table of bots has nobody to walk away: a table of bots in a deadlock stands still, as
   one that people walked away from; a person who takes a seat back sets it going again.
+- Trained policies (``ppo:NAME``) are the ones the operator configured
+  (``Settings.bot_policies``), offered once the ``ppo`` level is registered in
+  :mod:`gotown.bots` (by the composing layer, which has the rl extra): a client picks one by
+  its name and never names a file, since loading a policy unpickles it (code execution).
 - A failing bot falls back to a seeded random move; a move the database cannot store is tried
   again after :data:`DB_RETRY_SECONDS`, doubling up to :data:`DB_RETRY_MAX_SECONDS`.
 """
@@ -54,6 +58,9 @@ BOTS_ONLY_TURN_LIMIT = 300
 #: so that a table goes on by itself once the database is back.
 DB_RETRY_SECONDS = 0.5
 DB_RETRY_MAX_SECONDS = 30.0
+
+#: The level of a trained policy (registered in :mod:`gotown.bots` by the composing layer).
+POLICY_LEVEL = "ppo"
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -95,9 +102,23 @@ class Bots:
         self._bots_only: dict[str, str | None] = {}
         self._of = PerGame(_Table)
         registry.in_use.append(self.is_playing)
+        if settings.bot_policies and POLICY_LEVEL not in gotown.bots.EXTRA_LEVELS:
+            log.warning(
+                "GOTOWN_BOT_POLICIES names policies, but the ppo level is not registered (start "
+                "the server with `gotown serve`, with the rl extra): none is offered"
+            )
 
     def warm(self) -> None:
         self._workers.warm()
+        # The policies' models load now, at the start, not in the event loop at a first move
+        # (a second or so each; then the bots of a level are made from the loaded model).
+        for level, path in self.policies().items():
+            try:
+                gotown.bots.bot_from_spec(f"{POLICY_LEVEL}:path={path}", 0)
+            except Exception:
+                log.exception(
+                    "cannot load the policy %s from %s: its seats play at random", level, path
+                )
 
     async def close(self) -> None:
         tasks = [t.task for t in self._of.values() if t.task and not t.task.done()]
@@ -115,12 +136,31 @@ class Bots:
         task = self._of(live).task
         return task is not None and not task.done()
 
-    @staticmethod
-    def check_level(level: str, where: str = "") -> None:
-        if level not in LEVELS:
+    def policies(self) -> dict[str, str]:
+        """The trained policies this server seats, by level (``ppo:NAME``): the configured
+        ones, once the ``ppo`` level is registered."""
+        if POLICY_LEVEL not in gotown.bots.EXTRA_LEVELS:
+            return {}
+        return {f"{POLICY_LEVEL}:{name}": path for name, path in self.settings.bot_policies}
+
+    def levels(self) -> list[str]:
+        """Every level a seat may be given here: the bots' and the policies'."""
+        return [*LEVELS, *self.policies()]
+
+    def check_level(self, level: str, where: str = "") -> None:
+        if level in LEVELS or level in self.policies():
+            return
+        if level.startswith(POLICY_LEVEL + ":"):
+            offered = list(self.policies())
             raise InvalidError(
-                "unknown-level", f"{where}bot level {level!r} is not one of {list(LEVELS)}"
+                "unknown-level",
+                f"{where}bot level {level!r}: this server seats only the trained policies its "
+                f"operator configured ({', '.join(offered) if offered else 'none'}), by name; a "
+                "client never names a file",
             )
+        raise InvalidError(
+            "unknown-level", f"{where}bot level {level!r} is not one of {self.levels()}"
+        )
 
     def bot_for(self, live: LiveGame, seat: int) -> Bot:
         """The seat's bot, made anew when its level changed."""
@@ -128,10 +168,13 @@ class Bots:
         table = self._of(live)
         held = table.bots.get(seat)
         if held is None or held[0] != level:
-            held = table.bots[seat] = (
-                level,
-                gotown.bots.make_bot(level, bot_seed(live.stored.seed, seat)),
-            )
+            seed = bot_seed(live.stored.seed, seat)
+            path = self.policies().get(level)
+            if path is not None:  # (the operator's file: never a client's)
+                bot = gotown.bots.bot_from_spec(f"{POLICY_LEVEL}:path={path}", seed)
+            else:
+                bot = gotown.bots.make_bot(level, seed)
+            held = table.bots[seat] = (level, bot)
         return held[1]
 
     def _to_move(self, live: LiveGame) -> bool:

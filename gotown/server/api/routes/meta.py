@@ -7,7 +7,8 @@ from fastapi import APIRouter
 from gotown.engine import JOKER_VALUES, OPTION_CHOICES, Options
 
 from ... import schemas
-from ...services.bots import BOTS_ONLY_TURN_LIMIT, Bots
+from ...services.bots import BOTS_ONLY_TURN_LIMIT
+from ..deps import Service
 
 router = APIRouter(prefix="/api")
 
@@ -31,12 +32,13 @@ def option_meta() -> dict[str, schemas.OptionOut]:
 
 
 @router.get("/meta", response_model=schemas.MetaOut)
-async def meta() -> schemas.MetaOut:
-    """Languages, bot levels, the R23 options (each one's default and the values it takes) and
+async def meta(service: Service) -> schemas.MetaOut:
+    """Languages, bot levels (with the trained policies ``ppo:NAME`` this server seats), the
+    R23 options (each one's default and the values it takes) and
     what a joker stands for (R5): the page states none of them itself."""
     return schemas.MetaOut(
         languages=list(schemas.LANGUAGES),
-        bot_levels=list(Bots.LEVELS),
+        bot_levels=service.bots.levels(),
         options=option_meta(),
         joker_values=dict(JOKER_VALUES),
     )

@@ -7,7 +7,7 @@ import { h, plain, s } from "./dom.js";
 import { t } from "./i18n.js";
 import { backCard, floorValues, miniCard } from "./cards.js";
 import { pictogram } from "./art.js";
-import { seatName } from "./words.js";
+import { levelName, seatName } from "./words.js";
 
 /* The seats whose towers are highest (none while every tower is empty). */
 export function leaders(towers) {
@@ -75,7 +75,7 @@ export function seatBox(seat, st, ui) {
     h("div", { class: "seatinfo" },
       goalEl(v.towers[seat].length, v.options.win_floors),
       hand,
-      info.kind === "bot" && info.name && !v.over ? h("span", { class: "badge standin", "data-standin-seat": seat }, t("bot_stands_in", { level: t("level_" + info.level) })) : null,
+      info.kind === "bot" && info.name && !v.over ? h("span", { class: "badge standin", "data-standin-seat": seat }, t("bot_stands_in", { level: levelName(info.level) })) : null,
       away ? h("span", { class: "away", "data-away-seat": v.over ? null : seat }, v.over ? t("away") : ui.awayText(seat)) : null),
     beside,
     buildingEl(v.towers[seat], ui.prevFloors[seat] ?? v.towers[seat].length, v.options.win_floors),

@@ -3,19 +3,22 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardLabel, jokerValue } from "./cards.js";
 
+/* A bot level's name: a trained policy the server offers (`ppo:NAME`) by its name. */
+export const levelName = (level) => (String(level).startsWith("ppo:") ? t("level_ppo", { name: level.slice(4) }) : t("level_" + level));
+
 export function seatName(lobby, seat, viewer) {
   if (seat === null || seat === undefined) return "?";
   if (viewer !== null && viewer !== undefined && seat === viewer) return t("you");
   const info = lobby && lobby.seats[seat];
   if (!info) return t("seat_n", { n: seat + 1 });
   if (info.name) return info.name;
-  if (info.kind === "bot") return t("bot_name", { n: seat + 1, level: t("level_" + info.level) });
+  if (info.kind === "bot") return t("bot_name", { n: seat + 1, level: levelName(info.level) });
   return t("seat_n", { n: seat + 1 });
 }
 
 export function seatLabel(lobby, seat) {
   const info = lobby.seats[seat];
-  const who = info.kind === "bot" ? t("bot_name", { n: seat + 1, level: t("level_" + info.level) })
+  const who = info.kind === "bot" ? t("bot_name", { n: seat + 1, level: levelName(info.level) })
     : (info.name ? info.name : t("free_seat"));
   return [h("span", { class: "dot" + (info.connected ? " on" : ""), title: info.connected ? t("online") : t("offline") }), t("seat_n", { n: seat + 1 }) + ": " + who];
 }

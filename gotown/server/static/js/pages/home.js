@@ -4,6 +4,7 @@ import { $, h, store } from "../dom.js";
 import { LANGS, chooseLang, errorText, lang, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
 import { requireName, toast } from "../notices.js";
+import { levelName } from "../words.js";
 
 /* `ctx.drafts.home` keeps what the form holds across its redraw in another language. */
 export function renderHome(app, ctx) {
@@ -23,7 +24,7 @@ export function renderHome(app, ctx) {
       kind.value = i === 0 ? "human" : specs[i].kind;
       kind.disabled = i === 0;
       const level = h("select", { id: "seat-level-" + i, "aria-label": t("bot_level"), "aria-describedby": "levels-help" },
-        ...meta.levels.map((l) => h("option", { value: l }, t("level_" + l))));
+        ...meta.levels.map((l) => h("option", { value: l }, levelName(l))));
       level.value = specs[i].level || "medium";
       level.hidden = kind.value !== "bot";
       kind.addEventListener("change", () => { specs[i].kind = kind.value; level.hidden = kind.value !== "bot"; });

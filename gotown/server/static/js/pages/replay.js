@@ -4,6 +4,7 @@ import { h } from "../dom.js";
 import { errorText, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
 import { drawGame } from "./table-view.js";
+import { reviewGraph } from "../graph.js";
 
 export async function renderReplay(app, gameId, ctx) {
   const token = tokens.get(gameId);
@@ -35,6 +36,7 @@ export async function renderReplay(app, gameId, ctx) {
     stage.replaceChildren(holder);
     const log = stage.querySelector("#log");
     if (log) log.scrollTop = log.scrollHeight;
+    if (at.graph) at.graph.setStep(at.step);
   }
   const go = (n) => { at.step = Math.max(0, Math.min(last(), n)); show(); };
   slider.addEventListener("input", () => go(Number(slider.value)));
@@ -57,5 +59,18 @@ export async function renderReplay(app, gameId, ctx) {
       h("button", { id: "replay-last", "aria-label": t("last"), title: t("last"), onclick: () => go(last()) }, "»"),
       slider, counter, viewSel),
     h("p", {}, h("a", { href: "/g/" + gameId, class: "tap", id: "replay-back" }, t("back_to_table")))), stage);
+  // The strong bot's review under the table: the seat's own mistakes with its token.
+  const review = h("div", { id: "review-holder", "aria-live": "polite" }, h("p", { class: "panel" }, t("review_loading")));
+  app.append(review);
   show();
+  const reviewed = at.data.seat === null ? "" : "?seat=" + at.data.seat;
+  try {
+    const data = await api("GET", "/api/games/" + gameId + "/review" + reviewed);
+    if (!review.isConnected) return;
+    at.graph = reviewGraph(data, { seat: at.data.seat, lobby: at.lobby }, (step) => go(step));
+    review.replaceChildren(at.graph.el);
+    at.graph.setStep(at.step);
+  } catch (err) {
+    review.replaceChildren(h("p", { class: "panel", id: "review-error" }, errorText(err)));
+  }
 }

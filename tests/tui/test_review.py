@@ -1,0 +1,97 @@
+"""The review in the terminal's replay (``gotown play --replay FILE --review``): each seat's
+chance as a sparkline, the turning points and a seat's mistakes, and a jump to one of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gotown.bots.review import quick_iterations, review
+from gotown.cli import main
+from gotown.engine import Options, Record
+from gotown.tui.replay import ReplayApp, replay_games
+from gotown.tui.review import BARS, ReviewScreen, review_text, sparkline
+from gotown.tui.table import LocalTable, Setup
+
+from .helpers import screen_text, wait_until
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A short finished game of seat 0 (playing its first legal action) against easy."""
+    table = LocalTable(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
+    while not table.is_over:
+        seat = table.active
+        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
+    path = tmp_path_factory.mktemp("review") / "game.json"
+    table.save(str(path))
+    return path
+
+
+def test_a_sparkline_shows_each_part_s_mean_in_eight_heights() -> None:
+    assert sparkline([0.0, 1.0], 10) == BARS[0] + BARS[-1]
+    assert sparkline([0.0, 0.0, 1.0, 1.0], 2) == BARS[0] + BARS[-1]
+    assert sparkline([0.5] * 100, 5) == BARS[4] * 5
+    assert sparkline([], 5) == "" and len(sparkline([0.3] * 7, 3)) == 3
+
+
+@pytest.mark.anyio
+async def test_the_review_screen_at_80x24(saved: Path, snapshot: object) -> None:
+    app = ReplayApp(replay_games(str(saved)), review_seat=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.pause()
+        assert screen_text(app) == snapshot
+
+
+@pytest.mark.anyio
+async def test_enter_on_a_turning_point_jumps_the_replay_there(saved: Path) -> None:
+    games = replay_games(str(saved))
+    record = Record.of(games[-1])
+    expected = review(record, 0, iterations=quick_iterations(len(record.actions)))
+    second = expected.turning_points[1].index + 1
+    app = ReplayApp(games, review_seat=0, open_review=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.pause()
+        assert "Turning points and Seat 0's mistakes" in screen_text(app)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, ReviewScreen)
+        assert app.step == second
+        assert f"step {second} of {len(games) - 1}" in screen_text(app)
+        # Again, at once (it is kept), and Escape leaves the step as it is.
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.step == second
+
+
+def test_plain_replay_prints_the_review_after_the_game(saved: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["play", "--replay", str(saved), "--plain", "--review-seat", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    games = replay_games(str(saved))
+    record = Record.of(games[-1])
+    expected = review(record, 0, iterations=quick_iterations(len(record.actions)))
+    text = review_text(expected, ["Seat 0", "Seat 1"])
+    assert result.output.endswith(text + "\n")
+    assert "Chances to win over" in text and "Turning points:" in text
+    assert "Seat 0's mistakes:" in text or "Seat 0: no mistakes." in text
+
+
+def test_a_review_needs_a_replay_and_a_seat_of_the_game(saved: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--review"])
+    assert result.exit_code == 2 and "give --replay FILE too" in result.output
+    result = runner.invoke(main, ["play", "--replay", str(saved), "--plain", "--review-seat", "3"])
+    assert result.exit_code == 2 and "seats 0 to 1 (R1)" in result.output
