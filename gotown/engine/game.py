@@ -72,6 +72,16 @@ _MILKSHAKES = [Action.milkshake(t) for t in range(_MAX_SEATS)]
 _SUPER_THIEF = Action.super_thief()
 _DONUT = Action.donut_truck()
 _END = Action.end_turn()
+#: The same builds by their lower number, and by the number a joker completes.
+_PAIR_BUILDS = {min(a, b): action for a, b, action in _BUILDS if a and b}
+_JOKER_BUILDS = {a: action for a, b, action in _BUILDS if not b}
+assert [action for _, _, action in _BUILDS] == [*_PAIR_BUILDS.values(), *_JOKER_BUILDS.values()]
+#: The opponents of each seat, by the number of players: ``_OPPONENTS[players][seat]``.
+_OPPONENTS: list[list[tuple[int, ...]]] = [
+    [tuple(s for s in range(n) if s != me) for me in range(n)] for n in range(_MAX_SEATS + 1)
+]
+#: The two number kinds that steal a top floor of each number (R11), lower first.
+_STEAL_KINDS: list[tuple[int, int]] = [(min(n, 9 - n), max(n, 9 - n)) for n in range(9)]
 
 
 class Game:
@@ -150,8 +160,17 @@ class Game:
     def _at(cls, position: Position) -> Game:
         """A game at ``position`` with no history yet (the callers say how it began)."""
         game = cls.__new__(cls)
-        for name in _POSITION_FIELDS:
-            setattr(game, name, getattr(position, name))
+        game.players = position.players
+        game.options = position.options
+        game.active = position.active
+        game.turn = position.turn
+        game.seed = position.seed
+        game.hands = position.hands
+        game.towers = position.towers
+        game.milkshakes = position.milkshakes
+        game.donut = position.donut
+        game.discard = position.discard
+        game.draw = position.draw
         game.hand_sizes = [sum(hand) for hand in position.hands]
         game._outcome = position.outcome
         game.version = 0
@@ -274,17 +293,28 @@ class Game:
         n = self.players
         out: list[Action] = []
         append = out.append
-        for a, b, action in _BUILDS:
-            if hand[a] and hand[b]:
-                append(action)
-        opponents = [s for s in range(n) if s != me]
-        if any(hand[1:9]):
+        joker, h1, h2, h3, h4, h5, h6, h7, h8 = hand[:9]
+        # The builds of _BUILDS, in its order: pairs of numbers, then a number with a joker.
+        if h1 and h8:
+            append(_PAIR_BUILDS[1])
+        if h2 and h7:
+            append(_PAIR_BUILDS[2])
+        if h3 and h6:
+            append(_PAIR_BUILDS[3])
+        if h4 and h5:
+            append(_PAIR_BUILDS[4])
+        if joker:
+            for number in range(1, 9):
+                if hand[number]:
+                    append(_JOKER_BUILDS[number])
+        opponents = _OPPONENTS[n][me]
+        if h1 or h2 or h3 or h4 or h5 or h6 or h7 or h8:
             for o in opponents:
                 tower = towers[o]
                 if tower:
                     number, _, dogs = tower[-1]
                     if not dogs:
-                        low, high = sorted((number, 9 - number))
+                        low, high = _STEAL_KINDS[number]
                         if hand[low]:
                             append(_STEALS[low][o])
                         if hand[high]:
@@ -302,7 +332,8 @@ class Game:
                         append(_BONES[t][f])
         if hand[JACKHAMMER]:
             for o in opponents:
-                if towers[o] and not towers[o][-1][2]:
+                tower = towers[o]
+                if tower and not tower[-1][2]:
                     append(_HAMMERS[o])
         if hand[WRECKING_BALL]:
             for o in opponents:
@@ -313,12 +344,16 @@ class Game:
             for o in opponents:
                 if sizes[o]:
                     append(_THIEVES[o])
-        if hand[SUPER_THIEF] and any(sizes[o] for o in opponents):
-            append(_SUPER_THIEF)
+        if hand[SUPER_THIEF]:
+            for o in opponents:
+                if sizes[o]:
+                    append(_SUPER_THIEF)
+                    break
         if hand[MILKSHAKE]:
             forbid = opts.milkshake_stacking == "forbid"
+            milkshakes = self.milkshakes
             for o in opponents:
-                if not (forbid and self.milkshakes[o]):
+                if not (forbid and milkshakes[o]):
                     append(_MILKSHAKES[o])
         if hand[DONUT_TRUCK]:  # (one in the game: held, it is not on the table)
             append(_DONUT)
@@ -398,7 +433,9 @@ class Game:
 
     # -- the turn cycle -----------------------------------------------------------------
     def _end_turn(self, me: int, action: Action) -> None:
-        self._refill(me)  # R8
+        sizes = self.hand_sizes
+        while sizes[me] < REFILL_TO and self._draw_card(me):  # R8
+            pass
         self._pass()
 
     def _refill(self, seat: int) -> None:
@@ -438,8 +475,16 @@ class Game:
             if not self.options.milkshake_blocks_refill:
                 self._refill(seat)
             return False
-        if self.hand_sizes[seat] < NO_DRAW_FROM:  # R7b
-            self._draw_card(seat)
+        sizes = self.hand_sizes
+        if sizes[seat] < NO_DRAW_FROM:  # R7b
+            draw = self.draw
+            if draw:  # (the common case of _draw_card, inline)
+                card = draw.pop()
+                self.hands[seat][card] += 1
+                sizes[seat] += 1
+                self._events.append(("draw", seat, card))
+            else:
+                self._draw_card(seat)
         return True
 
     def _draw_card(self, seat: int) -> bool:

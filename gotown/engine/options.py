@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import InvalidOptionsError
@@ -67,15 +67,19 @@ class Options:
             return data
         if not isinstance(data, dict):
             raise InvalidOptionsError(f"options must be an object, not {data!r} (R23)")
-        known = {f.name for f in fields(cls)}
+        known = set(_NAMES)
         unknown = sorted(set(data) - known)
         if unknown:
             raise InvalidOptionsError(f"unknown option {unknown[0]!r} (R23 has {sorted(known)})")
         return cls(**data)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _NAMES}
 
     @property
     def unlimited_dogs(self) -> bool:
         return self.dogs_per_floor == "unlimited"
+
+
+#: The option names, in their order (JSON keys).
+_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Options))
