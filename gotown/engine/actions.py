@@ -237,7 +237,7 @@ def format_action(action: Action) -> str:
     return text
 
 
-def parse_action(text: str) -> Action:
+def parse_action(text: object) -> Action:
     """Read an action in the notation of ``format_action`` (case and spaces are forgiven)."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"notation must be text, not {_short(text)}")

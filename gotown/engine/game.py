@@ -134,10 +134,12 @@ class Game:
 
     # -- creation -----------------------------------------------------------------------
     @classmethod
-    def new(
-        cls, players: int = 2, seed: int = 0, options: Options | dict[str, Any] | None = None
-    ) -> Game:
-        """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
+    def new(cls, players: object = 2, seed: object = 0, options: object = None) -> Game:
+        """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7).
+
+        ``players`` and ``seed`` are ints and ``options`` an :class:`Options`, its JSON object
+        or None; anything else is refused (InvalidActionError, InvalidOptionsError). (Typed as
+        ``object``: the compiled engine would refuse a wrong type with a bare TypeError.)"""
         position = Position.deal(players, seed, Options.from_json(options))
         game = cls._at(position)
         game._origin = {"players": players, "options": position.options.to_json(), "seed": seed}
@@ -159,7 +161,7 @@ class Game:
     @classmethod
     def _at(cls, position: Position) -> Game:
         """A game at ``position`` with no history yet (the callers say how it began)."""
-        game = cls.__new__(cls)
+        game = cls()
         game.players = position.players
         game.options = position.options
         game.active = position.active
@@ -202,7 +204,7 @@ class Game:
     def copy(self, history: bool = True) -> Game:
         """An independent copy. Without ``history`` the copy forgets the events and actions
         so far (cheaper, for search); it can still play on but has no record."""
-        game = Game.__new__(Game)
+        game = Game()
         game.players = self.players
         game.options = self.options
         game.hands = [h[:] for h in self.hands]
@@ -254,7 +256,7 @@ class Game:
             legal = self._legal = self._generate()
         return legal
 
-    def is_legal(self, action: Action) -> bool:
+    def is_legal(self, action: object) -> bool:
         """Whether ``action`` is legal now (False for a malformed one)."""
         try:
             action = self.normalize(action)
@@ -361,7 +363,7 @@ class Game:
         return tuple(out)
 
     # -- applying -----------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
+    def apply(self, action: object) -> None:
         """Apply a legal action and everything automatic that follows it.
 
         An illegal action raises IllegalActionError naming the rule, a malformed one
@@ -513,23 +515,24 @@ class Game:
         self._events.append(("end", winner, outcome.reason))
 
     # -- explaining ---------------------------------------------------------------------
-    def why_illegal(self, action: Action) -> tuple[str, str]:
+    def why_illegal(self, action: object) -> tuple[str, str]:
         """The rule and the reason that forbid ``action`` now (for error messages); raises
         InvalidActionError for a malformed action or a legal one."""
-        refused = refusal(self, self.normalize(action))
+        canonical = self.normalize(action)
+        refused = refusal(self, canonical)
         if refused is None:
-            raise InvalidActionError(f"{act.format_action(action)} is legal now")
+            raise InvalidActionError(f"{act.format_action(canonical)} is legal now")
         return refused
 
     # -- what a seat sees (the observer decides, R22) --------------------------------------
-    def view(self, seat: int | None) -> View:
+    def view(self, seat: Any) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
         return observer.view(self, seat, self.events(seat))
 
     def public_view(self) -> View:
         return self.view(None)
 
-    def events(self, seat: int | None, start: int = 0) -> list[Event]:
+    def events(self, seat: Any, start: int = 0) -> list[Event]:
         """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
         return observer.events(self, seat, self._events[start:])
 

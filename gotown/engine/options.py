@@ -26,6 +26,18 @@ def _is_choice(value: Any, choices: tuple[Any, ...]) -> bool:
     return any(type(value) is type(choice) and value == choice for choice in choices)
 
 
+def _check(name: str, value: Any) -> None:
+    """Raise InvalidOptionsError when ``value`` is not one the option ``name`` takes (R23)."""
+    choices = OPTION_CHOICES.get(name)
+    if choices is not None:
+        if not _is_choice(value, choices):
+            raise InvalidOptionsError(f"option {name}: {value!r} is not {_say(choices)} (R23)")
+    elif name == "turn_limit" and value is not None and (type(value) is not int or value < 1):
+        raise InvalidOptionsError(
+            f"option turn_limit: {value!r} is not null or a positive number of turns (R23)"
+        )
+
+
 def _say(choices: tuple[Any, ...]) -> str:
     words = [
         f'"{c}"' if isinstance(c, str) else str(c).lower() if isinstance(c, bool) else str(c)
@@ -48,15 +60,8 @@ class Options:
     turn_limit: int | None = None
 
     def __post_init__(self) -> None:
-        for name, choices in OPTION_CHOICES.items():
-            value = getattr(self, name)
-            if not _is_choice(value, choices):
-                raise InvalidOptionsError(f"option {name}: {value!r} is not {_say(choices)} (R23)")
-        tl = self.turn_limit
-        if tl is not None and (type(tl) is not int or tl < 1):
-            raise InvalidOptionsError(
-                f"option turn_limit: {tl!r} is not null or a positive number of turns (R23)"
-            )
+        for name in _NAMES:
+            _check(name, getattr(self, name))
 
     @classmethod
     def from_json(cls, data: Any) -> Options:
@@ -71,10 +76,17 @@ class Options:
         unknown = sorted(set(data) - known)
         if unknown:
             raise InvalidOptionsError(f"unknown option {unknown[0]!r} (R23 has {sorted(known)})")
+        for name, value in data.items():  # (before the constructor: compiled, it checks types)
+            _check(name, value)
         return cls(**data)
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _NAMES}
+
+    def __reduce__(self) -> tuple[type[Options], tuple[Any, ...]]:
+        """Pickled and copied through the constructor: the compiled engine (mypyc) cannot set
+        the fields of a frozen instance one by one, as pickle otherwise would."""
+        return Options, tuple(getattr(self, name) for name in _NAMES)
 
     @property
     def unlimited_dogs(self) -> bool:
