@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import gotown.engine
 from gotown.engine import Game
 
 SAFETY_TURN_LIMIT = 2000
@@ -29,6 +30,7 @@ class BenchResult:
     actions_per_game: float
     turn_limited_games: int
     copy_us: float
+    compiled: bool  # the engine compiled by mypyc, or its sources (gotown.engine.COMPILED)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +67,7 @@ def play_random_games(players: int, seconds: float, seed: int = 0) -> BenchResul
         actions_per_game=round(actions / games, 1),
         turn_limited_games=limited,
         copy_us=round(copy_microseconds(players, seed), 2),
+        compiled=gotown.engine.COMPILED,
     )
 
 

@@ -122,3 +122,21 @@ def test_wrong_types_get_the_engine_s_errors_in_both_builds(call: object, error:
     assert callable(call)
     with pytest.raises(gotown.engine.GoTownError, match=error):
         call()
+
+
+def test_the_builds_benchmark_measures_with_the_engine_it_loaded() -> None:
+    from script_modules import BENCHMARKS, load_script
+
+    bench = load_script(BENCHMARKS, "engine_builds")
+    played = bench.random_play(2, 0.05)
+    assert played["compiled"] == gotown.engine.COMPILED
+    assert played["actions_per_s"] > 0
+    decided = bench.decision_times(2, 2, 20)
+    assert decided["compiled"] == gotown.engine.COMPILED
+    assert len(decided["times"]) == 2 and all(t > 0 for t in decided["times"])
+
+
+def test_gotown_bench_says_which_build_it_measured() -> None:
+    from gotown.analysis.bench import play_random_games
+
+    assert play_random_games(2, 0.05).compiled == gotown.engine.COMPILED
