@@ -136,6 +136,11 @@ def main(
                     ratios = [r["actions_per_s"] / r["uno_actions_per_s"] for r in runs[build]]
                     text += f" ({statistics.median(ratios):.2f}x UNO)"
                 line.append(text)
+            paired = [
+                c["actions_per_s"] / p["actions_per_s"]
+                for p, c in zip(runs["pure"], runs["compiled"], strict=True)
+            ]
+            line.append(f"compiled/pure {statistics.median(paired):.2f}x (median of {rounds})")
             click.echo(" ".join(line[:1]) + " " + ", ".join(line[1:]))
     if not skip_decisions:
         budgets: list[int | None] = [None] + [int(n) for n in iterations.split(",") if n]

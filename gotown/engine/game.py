@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from . import actions as act
 from . import observer
@@ -44,44 +44,46 @@ from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
 RawEvent = tuple[Any, ...]
 #: The fields a game shares with its plain :class:`Position` (besides the outcome).
-_POSITION_FIELDS = (
+_POSITION_FIELDS: Final = (
     "players", "options", "active", "turn", "seed", "hands", "towers", "milkshakes", "donut",
     "discard", "draw",
 )  # fmt: skip
-_place_build = EFFECTS[act.BUILD]
-_place_steal = EFFECTS[act.STEAL]
+_place_build: Final = EFFECTS[act.BUILD]
+_place_steal: Final = EFFECTS[act.STEAL]
 
-REFILL_TO = 3  # R8
-NO_DRAW_FROM = 8  # R7b
+REFILL_TO: Final = 3  # R8
+NO_DRAW_FROM: Final = 8  # R7b
 
 
 # -- the actions every position draws from, built once ---------------------------------------
-_BUILDS: tuple[tuple[int, int, Action], ...] = tuple(
+_BUILDS: Final[tuple[tuple[int, int, Action], ...]] = tuple(
     (a, b, Action.build(CODES[a], CODES[b])) for a, b in act.build_pairs()
 )
-_MAX_SEATS = MAX_PLAYERS
-_MAX_FLOORS = max(OPTION_CHOICES["win_floors"])  # (a tower of that many has won: no more play)
-_STEALS = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
-_OWN_DOGS = [Action.dog(f) for f in range(_MAX_FLOORS)]
-_DOGS = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
-_BONES = [[Action.bone(t, f) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
-_HAMMERS = [Action.jackhammer(t) for t in range(_MAX_SEATS)]
-_BALLS = [Action.wrecking_ball(t) for t in range(_MAX_SEATS)]
-_THIEVES = [Action.thief(t) for t in range(_MAX_SEATS)]
-_MILKSHAKES = [Action.milkshake(t) for t in range(_MAX_SEATS)]
-_SUPER_THIEF = Action.super_thief()
-_DONUT = Action.donut_truck()
-_END = Action.end_turn()
+_MAX_SEATS: Final = MAX_PLAYERS
+_MAX_FLOORS: Final = max(
+    OPTION_CHOICES["win_floors"]
+)  # (a tower of that many has won: no more play)
+_STEALS: Final = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
+_OWN_DOGS: Final = [Action.dog(f) for f in range(_MAX_FLOORS)]
+_DOGS: Final = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_BONES: Final = [[Action.bone(t, f) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_HAMMERS: Final = [Action.jackhammer(t) for t in range(_MAX_SEATS)]
+_BALLS: Final = [Action.wrecking_ball(t) for t in range(_MAX_SEATS)]
+_THIEVES: Final = [Action.thief(t) for t in range(_MAX_SEATS)]
+_MILKSHAKES: Final = [Action.milkshake(t) for t in range(_MAX_SEATS)]
+_SUPER_THIEF: Final = Action.super_thief()
+_DONUT: Final = Action.donut_truck()
+_END: Final = Action.end_turn()
 #: The same builds by their lower number, and by the number a joker completes.
-_PAIR_BUILDS = {min(a, b): action for a, b, action in _BUILDS if a and b}
-_JOKER_BUILDS = {a: action for a, b, action in _BUILDS if not b}
+_PAIR_BUILDS: Final = {min(a, b): action for a, b, action in _BUILDS if a and b}
+_JOKER_BUILDS: Final = {a: action for a, b, action in _BUILDS if not b}
 assert [action for _, _, action in _BUILDS] == [*_PAIR_BUILDS.values(), *_JOKER_BUILDS.values()]
 #: The opponents of each seat, by the number of players: ``_OPPONENTS[players][seat]``.
-_OPPONENTS: list[list[tuple[int, ...]]] = [
+_OPPONENTS: Final[list[list[tuple[int, ...]]]] = [
     [tuple(s for s in range(n) if s != me) for me in range(n)] for n in range(_MAX_SEATS + 1)
 ]
 #: The two number kinds that steal a top floor of each number (R11), lower first.
-_STEAL_KINDS: list[tuple[int, int]] = [(min(n, 9 - n), max(n, 9 - n)) for n in range(9)]
+_STEAL_KINDS: Final[list[tuple[int, int]]] = [(min(n, 9 - n), max(n, 9 - n)) for n in range(9)]
 
 
 class Game:
@@ -583,7 +585,7 @@ class Game:
         return f"Game.from_position({self.to_position()!r})"
 
 
-_APPLY = {
+_APPLY: Final = {
     act.BUILD: Game._build,
     act.STEAL: Game._steal,
     act.DOG: Game._play_card,

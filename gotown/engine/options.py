@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Final
 
 from .errors import InvalidOptionsError
 
 #: The values each listed R23 option takes (its default is Options'). The one statement of
 #: them: :class:`Options` checks against it, and the server's ``/api/meta`` and the page offer
 #: them from it. ``turn_limit`` is not listed: it is null or a number of turns from 1 up.
-OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
+OPTION_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "win_floors": (4, 5),
     "first_player": ("random", 0, 1, 2, 3),
     "dog_placement": ("own", "any"),
@@ -94,4 +94,4 @@ class Options:
 
 
 #: The option names, in their order (JSON keys).
-_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Options))
+_NAMES: Final[tuple[str, ...]] = tuple(f.name for f in fields(Options))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 class Termination(enum.StrEnum):
@@ -29,5 +29,5 @@ class Outcome(NamedTuple):
         return cls(winner, Termination.WIN)
 
 
-_TURN_LIMIT = Outcome(None, Termination.TURN_LIMIT)
-_WINS = [Outcome(seat, Termination.WIN) for seat in range(4)]
+_TURN_LIMIT: Final = Outcome(None, Termination.TURN_LIMIT)
+_WINS: Final = [Outcome(seat, Termination.WIN) for seat in range(4)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .cards import (
     CODES,
@@ -32,10 +32,10 @@ from .zones import FloorT, floor_codes
 #: A guess at the hands a view hides: the cards of each seat (None for the viewer's own).
 Hands = Sequence[Iterable[str] | None]
 
-HAND_SIZE_AT_DEAL = 5  # R4
-SEED_BITS = 63  # the seed a random event leaves behind for the next
+HAND_SIZE_AT_DEAL: Final = 5  # R4
+SEED_BITS: Final = 63  # the seed a random event leaves behind for the next
 
-_KEYS = {
+_KEYS: Final = {
     "players", "active", "hands", "towers", "milkshakes", "donut", "discard", "draw",
     "turn", "options", "seed", "winner", "over",
 }  # fmt: skip
