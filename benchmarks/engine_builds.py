@@ -10,7 +10,7 @@ same load; compare the ratios, the absolute figures depend on the machine and it
 
 - random play: actions/s of uniformly random games (``gotown bench``'s loop), and the same loop
   on RLCard's UNO core in the same process when rlcard is installed (the ``bench`` extra);
-- decisions: the time of ``hard``'s decisions (its bots' code is Python in both builds; only
+- decisions: the CPU time of ``hard``'s decisions (its bots' code is Python in both builds; only
   the engine underneath differs) at the same positions, reached by seeded random play; with
   ``--iterations`` the compiled build is also timed at other iteration budgets, to see what
   budget it affords in the pure build's median time.
@@ -66,9 +66,9 @@ def decision_times(players: int, decisions: int, iterations: int | None) -> dict
             continue
         bot = bot_from_spec(spec, seed)
         view = game.view(game.active)
-        start = time.perf_counter()
+        start = time.process_time()  # (CPU time: the share of a busy machine's core varies)
         bot.choose(view, game.legal_actions())
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return {"compiled": gotown.engine.COMPILED, "times": times}
 
 
