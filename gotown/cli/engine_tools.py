@@ -72,7 +72,7 @@ def bench(
             f"{count} players: {result.games} games in {result.seconds:.1f} s, "
             f"{result.games_per_s:,.0f} games/s, {result.actions_per_s:,.0f} actions/s, "
             f"{result.actions_per_game:.1f} actions/game, "
-            f"copy {result.copy_us:.1f} us"
+            f"copy {result.copy_us:.1f} us, {'compiled' if result.compiled else 'pure'} engine"
         )
         if uno is not None:
             click.echo(

@@ -5,6 +5,8 @@
 ...     game.apply(game.legal_actions()[0])   # doctest: +SKIP
 """
 
+from . import _build  # noqa: F401  (first: it decides where the modules below load from)
+from . import game as _game
 from .actions import ACTION_TYPES, Action, format_action, parse_action
 from .cards import CODES, COPIES, DECK_SIZE, JOKER_VALUES
 from .errors import (
@@ -23,9 +25,14 @@ from .record import Record
 from .views import Event, View
 from .zones import PublicZones
 
+#: Whether this process runs the engine compiled by mypyc (C extensions) rather than its
+#: Python sources; both builds pass the same tests (see docs/engine-api.md, "Builds").
+COMPILED: bool = not str(_game.__file__).endswith(".py")
+
 __all__ = [
     "ACTION_TYPES",
     "CODES",
+    "COMPILED",
     "COPIES",
     "DECK_SIZE",
     "JOKER_VALUES",

@@ -8,30 +8,30 @@ tower written without a target (FORMAT.md, "Actions").
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import CODES, KIND_OF
 from .errors import InvalidActionError, InvalidNotationError
 
-BUILD = "build"
-STEAL = "steal"
-DOG = "dog"
-BONE = "bone"
-JACKHAMMER = "jackhammer"
-WRECKING_BALL = "wrecking-ball"
-THIEF = "thief"
-SUPER_THIEF = "super-thief"
-MILKSHAKE = "milkshake"
-DONUT_TRUCK = "donut-truck"
-END_TURN = "end-turn"
+BUILD: Final = "build"
+STEAL: Final = "steal"
+DOG: Final = "dog"
+BONE: Final = "bone"
+JACKHAMMER: Final = "jackhammer"
+WRECKING_BALL: Final = "wrecking-ball"
+THIEF: Final = "thief"
+SUPER_THIEF: Final = "super-thief"
+MILKSHAKE: Final = "milkshake"
+DONUT_TRUCK: Final = "donut-truck"
+END_TURN: Final = "end-turn"
 
-ACTION_TYPES = (
+ACTION_TYPES: Final = (
     BUILD, STEAL, DOG, BONE, JACKHAMMER, WRECKING_BALL, THIEF, SUPER_THIEF, MILKSHAKE,
     DONUT_TRUCK, END_TURN,
 )  # fmt: skip
 
 #: The fields each action type takes, besides "type" (the JSON form).
-_FIELDS: dict[str, tuple[str, ...]] = {
+_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     BUILD: ("cards",),
     STEAL: ("card", "target"),
     DOG: ("floor", "target"),
@@ -44,7 +44,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     DONUT_TRUCK: (),
     END_TURN: (),
 }
-_OPTIONAL = {(DOG, "target")}
+_OPTIONAL: Final = {(DOG, "target")}
 
 
 def stray_field(action: Action) -> str | None:
@@ -203,7 +203,7 @@ def _card(value: Any) -> str:
 # build "3+6", steal "5@1", dog "dog#0" / "dog#0@2", bone "bone#1@1", "jackhammer@1",
 # "wrecking-ball@1", "thief@1", "super-thief", "milkshake@1", "donut-truck", "end".
 
-_ALIASES = {
+_ALIASES: Final = {
     "end": END_TURN, "end-turn": END_TURN, "pass": END_TURN, "e": END_TURN,
     "dog": DOG, "bone": BONE, "jackhammer": JACKHAMMER, "jack-hammer": JACKHAMMER,
     "hammer": JACKHAMMER, "jh": JACKHAMMER, "wrecking-ball": WRECKING_BALL,
@@ -213,11 +213,11 @@ _ALIASES = {
     "donut-truck": DONUT_TRUCK, "donut": DONUT_TRUCK, "dt": DONUT_TRUCK,
 }  # fmt: skip
 
-_BUILD_RE = re.compile(r"^([1-8?])\s*\+\s*([1-8?])$")
+_BUILD_RE: Final = re.compile(r"^([1-8?])\s*\+\s*([1-8?])$")
 # Seats and floors are ASCII digits (``\d`` would take any script's), a few of them: a number of
 # thousands of digits is no seat, and ``int`` refuses to read one (a plain ValueError).
-_STEAL_RE = re.compile(r"^([1-8?])\s*@\s*([0-9]{1,6})$")
-_WORD_RE = re.compile(r"^([a-z-]+)\s*(?:#\s*([0-9]{1,6}))?\s*(?:@\s*([0-9]{1,6}))?$")
+_STEAL_RE: Final = re.compile(r"^([1-8?])\s*@\s*([0-9]{1,6})$")
+_WORD_RE: Final = re.compile(r"^([a-z-]+)\s*(?:#\s*([0-9]{1,6}))?\s*(?:@\s*([0-9]{1,6}))?$")
 
 
 def format_action(action: Action) -> str:
@@ -237,7 +237,7 @@ def format_action(action: Action) -> str:
     return text
 
 
-def parse_action(text: str) -> Action:
+def parse_action(text: object) -> Action:
     """Read an action in the notation of ``format_action`` (case and spaces are forgiven)."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"notation must be text, not {_short(text)}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from . import actions as act
 from . import observer
@@ -44,34 +44,46 @@ from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
 
 RawEvent = tuple[Any, ...]
 #: The fields a game shares with its plain :class:`Position` (besides the outcome).
-_POSITION_FIELDS = (
+_POSITION_FIELDS: Final = (
     "players", "options", "active", "turn", "seed", "hands", "towers", "milkshakes", "donut",
     "discard", "draw",
 )  # fmt: skip
-_place_build = EFFECTS[act.BUILD]
-_place_steal = EFFECTS[act.STEAL]
+_place_build: Final = EFFECTS[act.BUILD]
+_place_steal: Final = EFFECTS[act.STEAL]
 
-REFILL_TO = 3  # R8
-NO_DRAW_FROM = 8  # R7b
+REFILL_TO: Final = 3  # R8
+NO_DRAW_FROM: Final = 8  # R7b
 
 
 # -- the actions every position draws from, built once ---------------------------------------
-_BUILDS: tuple[tuple[int, int, Action], ...] = tuple(
+_BUILDS: Final[tuple[tuple[int, int, Action], ...]] = tuple(
     (a, b, Action.build(CODES[a], CODES[b])) for a, b in act.build_pairs()
 )
-_MAX_SEATS = MAX_PLAYERS
-_MAX_FLOORS = max(OPTION_CHOICES["win_floors"])  # (a tower of that many has won: no more play)
-_STEALS = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
-_OWN_DOGS = [Action.dog(f) for f in range(_MAX_FLOORS)]
-_DOGS = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
-_BONES = [[Action.bone(t, f) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
-_HAMMERS = [Action.jackhammer(t) for t in range(_MAX_SEATS)]
-_BALLS = [Action.wrecking_ball(t) for t in range(_MAX_SEATS)]
-_THIEVES = [Action.thief(t) for t in range(_MAX_SEATS)]
-_MILKSHAKES = [Action.milkshake(t) for t in range(_MAX_SEATS)]
-_SUPER_THIEF = Action.super_thief()
-_DONUT = Action.donut_truck()
-_END = Action.end_turn()
+_MAX_SEATS: Final = MAX_PLAYERS
+_MAX_FLOORS: Final = max(
+    OPTION_CHOICES["win_floors"]
+)  # (a tower of that many has won: no more play)
+_STEALS: Final = [[Action.steal(CODES[c], t) for t in range(_MAX_SEATS)] for c in range(9)]
+_OWN_DOGS: Final = [Action.dog(f) for f in range(_MAX_FLOORS)]
+_DOGS: Final = [[Action.dog(f, t) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_BONES: Final = [[Action.bone(t, f) for f in range(_MAX_FLOORS)] for t in range(_MAX_SEATS)]
+_HAMMERS: Final = [Action.jackhammer(t) for t in range(_MAX_SEATS)]
+_BALLS: Final = [Action.wrecking_ball(t) for t in range(_MAX_SEATS)]
+_THIEVES: Final = [Action.thief(t) for t in range(_MAX_SEATS)]
+_MILKSHAKES: Final = [Action.milkshake(t) for t in range(_MAX_SEATS)]
+_SUPER_THIEF: Final = Action.super_thief()
+_DONUT: Final = Action.donut_truck()
+_END: Final = Action.end_turn()
+#: The same builds by their lower number, and by the number a joker completes.
+_PAIR_BUILDS: Final = {min(a, b): action for a, b, action in _BUILDS if a and b}
+_JOKER_BUILDS: Final = {a: action for a, b, action in _BUILDS if not b}
+assert [action for _, _, action in _BUILDS] == [*_PAIR_BUILDS.values(), *_JOKER_BUILDS.values()]
+#: The opponents of each seat, by the number of players: ``_OPPONENTS[players][seat]``.
+_OPPONENTS: Final[list[list[tuple[int, ...]]]] = [
+    [tuple(s for s in range(n) if s != me) for me in range(n)] for n in range(_MAX_SEATS + 1)
+]
+#: The two number kinds that steal a top floor of each number (R11), lower first.
+_STEAL_KINDS: Final[list[tuple[int, int]]] = [(min(n, 9 - n), max(n, 9 - n)) for n in range(9)]
 
 
 class Game:
@@ -124,10 +136,12 @@ class Game:
 
     # -- creation -----------------------------------------------------------------------
     @classmethod
-    def new(
-        cls, players: int = 2, seed: int = 0, options: Options | dict[str, Any] | None = None
-    ) -> Game:
-        """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7)."""
+    def new(cls, players: object = 2, seed: object = 0, options: object = None) -> Game:
+        """Shuffle, deal 5 to each seat, pick the first player and start its turn (R4, R7).
+
+        ``players`` and ``seed`` are ints and ``options`` an :class:`Options`, its JSON object
+        or None; anything else is refused (InvalidActionError, InvalidOptionsError). (Typed as
+        ``object``: the compiled engine would refuse a wrong type with a bare TypeError.)"""
         position = Position.deal(players, seed, Options.from_json(options))
         game = cls._at(position)
         game._origin = {"players": players, "options": position.options.to_json(), "seed": seed}
@@ -149,9 +163,18 @@ class Game:
     @classmethod
     def _at(cls, position: Position) -> Game:
         """A game at ``position`` with no history yet (the callers say how it began)."""
-        game = cls.__new__(cls)
-        for name in _POSITION_FIELDS:
-            setattr(game, name, getattr(position, name))
+        game = cls()
+        game.players = position.players
+        game.options = position.options
+        game.active = position.active
+        game.turn = position.turn
+        game.seed = position.seed
+        game.hands = position.hands
+        game.towers = position.towers
+        game.milkshakes = position.milkshakes
+        game.donut = position.donut
+        game.discard = position.discard
+        game.draw = position.draw
         game.hand_sizes = [sum(hand) for hand in position.hands]
         game._outcome = position.outcome
         game.version = 0
@@ -183,7 +206,7 @@ class Game:
     def copy(self, history: bool = True) -> Game:
         """An independent copy. Without ``history`` the copy forgets the events and actions
         so far (cheaper, for search); it can still play on but has no record."""
-        game = Game.__new__(Game)
+        game = Game()
         game.players = self.players
         game.options = self.options
         game.hands = [h[:] for h in self.hands]
@@ -235,7 +258,7 @@ class Game:
             legal = self._legal = self._generate()
         return legal
 
-    def is_legal(self, action: Action) -> bool:
+    def is_legal(self, action: object) -> bool:
         """Whether ``action`` is legal now (False for a malformed one)."""
         try:
             action = self.normalize(action)
@@ -274,17 +297,28 @@ class Game:
         n = self.players
         out: list[Action] = []
         append = out.append
-        for a, b, action in _BUILDS:
-            if hand[a] and hand[b]:
-                append(action)
-        opponents = [s for s in range(n) if s != me]
-        if any(hand[1:9]):
+        joker, h1, h2, h3, h4, h5, h6, h7, h8 = hand[:9]
+        # The builds of _BUILDS, in its order: pairs of numbers, then a number with a joker.
+        if h1 and h8:
+            append(_PAIR_BUILDS[1])
+        if h2 and h7:
+            append(_PAIR_BUILDS[2])
+        if h3 and h6:
+            append(_PAIR_BUILDS[3])
+        if h4 and h5:
+            append(_PAIR_BUILDS[4])
+        if joker:
+            for number in range(1, 9):
+                if hand[number]:
+                    append(_JOKER_BUILDS[number])
+        opponents = _OPPONENTS[n][me]
+        if h1 or h2 or h3 or h4 or h5 or h6 or h7 or h8:
             for o in opponents:
                 tower = towers[o]
                 if tower:
                     number, _, dogs = tower[-1]
                     if not dogs:
-                        low, high = sorted((number, 9 - number))
+                        low, high = _STEAL_KINDS[number]
                         if hand[low]:
                             append(_STEALS[low][o])
                         if hand[high]:
@@ -302,7 +336,8 @@ class Game:
                         append(_BONES[t][f])
         if hand[JACKHAMMER]:
             for o in opponents:
-                if towers[o] and not towers[o][-1][2]:
+                tower = towers[o]
+                if tower and not tower[-1][2]:
                     append(_HAMMERS[o])
         if hand[WRECKING_BALL]:
             for o in opponents:
@@ -313,12 +348,16 @@ class Game:
             for o in opponents:
                 if sizes[o]:
                     append(_THIEVES[o])
-        if hand[SUPER_THIEF] and any(sizes[o] for o in opponents):
-            append(_SUPER_THIEF)
+        if hand[SUPER_THIEF]:
+            for o in opponents:
+                if sizes[o]:
+                    append(_SUPER_THIEF)
+                    break
         if hand[MILKSHAKE]:
             forbid = opts.milkshake_stacking == "forbid"
+            milkshakes = self.milkshakes
             for o in opponents:
-                if not (forbid and self.milkshakes[o]):
+                if not (forbid and milkshakes[o]):
                     append(_MILKSHAKES[o])
         if hand[DONUT_TRUCK]:  # (one in the game: held, it is not on the table)
             append(_DONUT)
@@ -326,7 +365,7 @@ class Game:
         return tuple(out)
 
     # -- applying -----------------------------------------------------------------------
-    def apply(self, action: Action) -> None:
+    def apply(self, action: object) -> None:
         """Apply a legal action and everything automatic that follows it.
 
         An illegal action raises IllegalActionError naming the rule, a malformed one
@@ -345,7 +384,21 @@ class Game:
         self.version += 1
         self._actions.append(action)
         self._events.append(("action", me, action))
-        _APPLY[action.type](self, me, action)
+        # A chain of direct calls, the commonest first (the compiled engine calls each method
+        # natively; a table of methods would go through Python's calling convention).
+        kind = action.type
+        if kind == act.END_TURN:
+            self._end_turn(me, action)
+        elif kind == act.BUILD:
+            self._build(me, action)
+        elif kind == act.STEAL:
+            self._steal(me, action)
+        elif kind == act.THIEF:
+            self._thief(me, action)
+        elif kind == act.SUPER_THIEF:
+            self._super_thief(me, action)
+        else:  # the cards that only have their effect (R12-R15, R18, R19)
+            self._play_card(me, action)
 
     def _build(self, me: int, action: Action) -> None:
         hand = self.hands[me]
@@ -398,7 +451,9 @@ class Game:
 
     # -- the turn cycle -----------------------------------------------------------------
     def _end_turn(self, me: int, action: Action) -> None:
-        self._refill(me)  # R8
+        sizes = self.hand_sizes
+        while sizes[me] < REFILL_TO and self._draw_card(me):  # R8
+            pass
         self._pass()
 
     def _refill(self, seat: int) -> None:
@@ -438,8 +493,16 @@ class Game:
             if not self.options.milkshake_blocks_refill:
                 self._refill(seat)
             return False
-        if self.hand_sizes[seat] < NO_DRAW_FROM:  # R7b
-            self._draw_card(seat)
+        sizes = self.hand_sizes
+        if sizes[seat] < NO_DRAW_FROM:  # R7b
+            draw = self.draw
+            if draw:  # (the common case of _draw_card, inline)
+                card = draw.pop()
+                self.hands[seat][card] += 1
+                sizes[seat] += 1
+                self._events.append(("draw", seat, card))
+            else:
+                self._draw_card(seat)
         return True
 
     def _draw_card(self, seat: int) -> bool:
@@ -468,23 +531,24 @@ class Game:
         self._events.append(("end", winner, outcome.reason))
 
     # -- explaining ---------------------------------------------------------------------
-    def why_illegal(self, action: Action) -> tuple[str, str]:
+    def why_illegal(self, action: object) -> tuple[str, str]:
         """The rule and the reason that forbid ``action`` now (for error messages); raises
         InvalidActionError for a malformed action or a legal one."""
-        refused = refusal(self, self.normalize(action))
+        canonical = self.normalize(action)
+        refused = refusal(self, canonical)
         if refused is None:
-            raise InvalidActionError(f"{act.format_action(action)} is legal now")
+            raise InvalidActionError(f"{act.format_action(canonical)} is legal now")
         return refused
 
     # -- what a seat sees (the observer decides, R22) --------------------------------------
-    def view(self, seat: int | None) -> View:
+    def view(self, seat: Any) -> View:
         """What ``seat`` may know (R22); ``None`` gives the public view."""
         return observer.view(self, seat, self.events(seat))
 
     def public_view(self) -> View:
         return self.view(None)
 
-    def events(self, seat: int | None, start: int = 0) -> list[Event]:
+    def events(self, seat: Any, start: int = 0) -> list[Event]:
         """The events from index ``start`` on, as ``seat`` saw them (None: a spectator)."""
         return observer.events(self, seat, self._events[start:])
 
@@ -533,18 +597,3 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game.from_position({self.to_position()!r})"
-
-
-_APPLY = {
-    act.BUILD: Game._build,
-    act.STEAL: Game._steal,
-    act.DOG: Game._play_card,
-    act.BONE: Game._play_card,
-    act.JACKHAMMER: Game._play_card,
-    act.WRECKING_BALL: Game._play_card,
-    act.THIEF: Game._thief,
-    act.SUPER_THIEF: Game._super_thief,
-    act.MILKSHAKE: Game._play_card,
-    act.DONUT_TRUCK: Game._play_card,
-    act.END_TURN: Game._end_turn,
-}

@@ -9,7 +9,7 @@ fast generator of the same set, held to it by a property test over random positi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from . import actions as act
 from .actions import Action
@@ -166,7 +166,7 @@ def _all(*checks: Checker) -> Checker:
     return check
 
 
-_RULE = {
+_RULE: Final = {
     act.DOG: "R12",
     act.BONE: "R13",
     act.JACKHAMMER: "R14",
@@ -176,7 +176,7 @@ _RULE = {
     act.MILKSHAKE: "R18",
     act.DONUT_TRUCK: "R19",
 }
-_SELF = {
+_SELF: Final = {
     act.JACKHAMMER: "the jackhammer targets an opponent, not your own tower",
     act.WRECKING_BALL: "the wrecking-ball targets an opponent, not your own tower",
     act.THIEF: "a thief steals from an opponent, not from you",
@@ -184,7 +184,7 @@ _SELF = {
 }
 
 #: The checker of each action type (R5, R10-R21).
-CHECKERS: dict[str, Checker] = {
+CHECKERS: Final[dict[str, Checker]] = {
     act.BUILD: _check_build,
     act.STEAL: _check_steal,
     act.DOG: _all(_without, _check_dog),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 class Termination(enum.StrEnum):
@@ -22,4 +22,12 @@ class Outcome(NamedTuple):
     @classmethod
     def of(cls, winner: int | None) -> Outcome:
         """The outcome with this winner: a win (R20), or the turn limit when None (R23)."""
-        return cls(winner, Termination.TURN_LIMIT if winner is None else Termination.WIN)
+        if winner is None:
+            return _TURN_LIMIT
+        if type(winner) is int and 0 <= winner < len(_WINS):
+            return _WINS[winner]
+        return cls(winner, Termination.WIN)
+
+
+_TURN_LIMIT: Final = Outcome(None, Termination.TURN_LIMIT)
+_WINS: Final = [Outcome(seat, Termination.WIN) for seat in range(4)]

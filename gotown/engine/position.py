@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .cards import (
     CODES,
@@ -32,10 +32,10 @@ from .zones import FloorT, floor_codes
 #: A guess at the hands a view hides: the cards of each seat (None for the viewer's own).
 Hands = Sequence[Iterable[str] | None]
 
-HAND_SIZE_AT_DEAL = 5  # R4
-SEED_BITS = 63  # the seed a random event leaves behind for the next
+HAND_SIZE_AT_DEAL: Final = 5  # R4
+SEED_BITS: Final = 63  # the seed a random event leaves behind for the next
 
-_KEYS = {
+_KEYS: Final = {
     "players", "active", "hands", "towers", "milkshakes", "donut", "discard", "draw",
     "turn", "options", "seed", "winner", "over",
 }  # fmt: skip
@@ -125,7 +125,7 @@ class Position:
         return position
 
     @classmethod
-    def deal(cls, players: int, seed: int, options: Options) -> Position:
+    def deal(cls, players: object, seed: object, options: Options) -> Position:
         """R4: the 54 cards shuffled by ``seed``, 5 dealt to each seat, the rest the draw pile,
         and the first player chosen (at random unless ``first_player`` names one), its turn
         (turn 1) not yet begun. InvalidActionError for a setup the rules do not allow."""
@@ -173,7 +173,7 @@ class Position:
             raise InvalidActionError(f"one hand per seat is needed, not {len(hands)}")
         counts = []
         for seat in range(view.players):
-            cards = view.hand if seat == view.seat else hands[seat]
+            cards: Iterable[object] | None = view.hand if seat == view.seat else hands[seat]
             if cards is None:
                 raise InvalidActionError(f"the hand of seat {seat} is needed")
             hand = [0] * KINDS
@@ -184,6 +184,7 @@ class Position:
                     f"seat {seat} holds {view.hand_sizes[seat]} cards, not {sum(hand)}"
                 )
             counts.append(hand)
+        guessed_draw: Sequence[object] = draw  # (checked here, not by the compiled engine)
         if len(draw) != view.draw_size:
             raise InvalidActionError(f"the draw pile holds {view.draw_size} cards, not {len(draw)}")
         position = cls(
@@ -197,7 +198,7 @@ class Position:
             milkshakes=list(view.milkshakes),
             donut=view.donut,
             discard=[KIND_OF[c] for c in view.discard],
-            draw=[_guessed(c) for c in reversed(draw)],
+            draw=[_guessed(c) for c in reversed(guessed_draw)],
             outcome=view.outcome,
         )
         for kind, count in enumerate(position.kind_counts()):

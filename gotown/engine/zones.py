@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from . import actions as act
 from .actions import Action
@@ -95,7 +95,7 @@ def _nothing(z: Zones, me: int, action: Action) -> None:
 
 
 #: What each action type does to the public zones, for the active seat ``me``.
-EFFECTS: dict[str, Callable[[Zones, int, Action], None]] = {
+EFFECTS: Final[dict[str, Callable[[Zones, int, Action], None]]] = {
     act.BUILD: _build,
     act.STEAL: _steal,
     act.DOG: _dog,
