@@ -453,3 +453,48 @@ def test_every_hand_is_shown_once_the_game_is_over_when_the_view_says_them(
     assert labels == [f"{floor} 7", en["card_?"], en["card_thief"]]
     assert page.locator('.seatbox[data-seat="0"] .shown-hand').count() == 0  # (in the hand)
     context.close()
+
+
+def test_at_the_end_of_a_real_game_every_seat_and_watcher_sees_the_other_hands(
+    browser: Browser, server_url: str
+) -> None:
+    """R22: a game over shows every hand, as the server sends them (a game of one turn:
+    ``turn_limit`` 1 ends it when Ada ends her first turn); the seat sees the other's hand
+    under their tower, a watcher both, and so does the replay's last step."""
+    created: dict[str, str] = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 34, "name": "Ada",
+         "options": {"first_player": 0, "turn_limit": 1}},
+    )  # fmt: skip
+    gid = created["game_id"]
+    post(server_url, f"/api/games/{gid}/join",
+         {"code": created["invite_url"].rsplit("/", 1)[1], "name": "Bo", "seat": 1})  # fmt: skip
+    running = get(server_url, f"/api/games/{gid}/state", created["token"])
+    assert running["view"]["hands"] is None
+    end = {"version": running["version"], "action": {"type": "end-turn"}}
+    post(server_url, f"/api/games/{gid}/actions", end, created["token"])
+    hands = get(server_url, f"/api/games/{gid}/state")["view"]["hands"]
+    assert hands and all(hands)
+
+    def shown(page: Page, seat: int) -> list[str | None]:
+        cards = page.locator(f'#towers .seatbox[data-seat="{seat}"] .shown-hand [data-card]')
+        return [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+
+    context = phone(browser)
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(created["play_url"])
+    page.wait_for_selector("#winner")
+    assert shown(page, 1) == hands[1] and shown(page, 0) == []  # (hers are in her hand)
+    shot(page, "web-end-hands-phone")
+    page.goto(created["watch_url"])
+    page.wait_for_selector("#winner")
+    assert shown(page, 0) == hands[0] and shown(page, 1) == hands[1]
+    page.goto(created["watch_url"].replace("/w/", "/r/"))  # (as Ada: her token is kept here)
+    page.wait_for_selector("#replay-slider")
+    page.click("#replay-last")
+    page.wait_for_selector("#replay-stage #winner")
+    assert page.locator("#replay-stage .shown-hand").count() == 1
+    assert not errors, errors
+    context.close()
