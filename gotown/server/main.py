@@ -59,7 +59,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store.dispose()
 
     app = FastAPI(
-        title="GoTown web table", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+        title="GoTown web table",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # (served offline by openapi.install)
+        redoc_url=None,  # (ReDoc loads from a CDN: /docs is the documentation)
     )
     app.state.settings = settings
     app.add_middleware(RateLimitMiddleware, limit=rate_limit)
