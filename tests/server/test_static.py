@@ -270,6 +270,50 @@ PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html"))]
 MODULES = sorted((STATIC / "js").rglob("*.js"))
 
 
+SPECIAL_CARDS = ("dog", "bone", "jackhammer", "wrecking-ball", "thief", "super-thief",
+                 "milkshake", "donut-truck")  # fmt: skip
+
+
+def _examples(lang: str) -> list[tuple[str | None, str, str]]:
+    """A rules page's worked examples: (the special card whose item holds it, or None; its
+    cards, as ``data-cards`` says them; its words), in the page's order."""
+    html = (RULES_PAGES / f"{lang}.html").read_text("utf-8")
+    found = []
+    for match in re.finditer(r'<p class="example" data-cards="([^"]*)">(.*?)</p>', html):
+        item = re.findall(r'<li data-card="([a-z-]+)">', html[: match.start()])
+        inside = bool(item) and html.rfind("</li>", 0, match.start()) < html.rfind(
+            "<li", 0, match.start()
+        )
+        found.append((item[-1] if inside else None, match.group(1), match.group(2)))
+    return found
+
+
+def test_the_rules_give_a_worked_example_per_card_in_every_language() -> None:
+    """Building, the joker, the steal-build and each special card (in its own item) have a
+    worked example, the same situation in the eight languages, its cards drawn from codes the
+    rules know (R2; a joker in a floor as "?=value", R5)."""
+    english = _examples("en")
+    assert [card for card, _, _ in english if card] == list(SPECIAL_CARDS)
+    assert len(english) == len(SPECIAL_CARDS) + 3  # (and the joker, building, steal-build)
+    codes = {*map(str, range(1, 9)), "?", *SPECIAL_CARDS}
+    for card, cards, _ in english:
+        shown = [code.split("=")[0] for code in cards.split()]
+        assert shown and set(shown) <= codes, cards
+        assert card is None or card in shown, (card, cards)
+    label = {
+        "en": "Example:", "fr": "Exemple :", "es": "Ejemplo:", "it": "Esempio:",
+        "de": "Beispiel:", "nl": "Voorbeeld:", "cs": "Příklad:", "pl": "Przykład:",
+    }  # fmt: skip
+    for lang in LANGUAGES:
+        examples = _examples(lang)
+        assert [(card, cards) for card, cards, _ in examples] == [
+            (card, cards) for card, cards, _ in english
+        ], lang
+        for _, _, words in examples:
+            assert words.startswith(f"<strong>{label[lang]}</strong> "), (lang, words)
+            assert len(words) > 80, (lang, words)
+
+
 def test_no_inline_script_style_or_handler() -> None:
     """A Content-Security-Policy without 'unsafe-inline' will hold: scripts come from files,
     no markup has a style attribute or an on... handler, and the modules set no style
