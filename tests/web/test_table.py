@@ -498,3 +498,55 @@ def test_at_the_end_of_a_real_game_every_seat_and_watcher_sees_the_other_hands(
     assert page.locator("#replay-stage .shown-hand").count() == 1
     assert not errors, errors
     context.close()
+
+
+def _long_press(page: Page, selector: str, hold_ms: int = 800) -> None:
+    """A finger held on the element (CDP touch events, as a phone sends them)."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None
+    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    page.wait_for_timeout(hold_ms)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
+    browser: Browser, server_url: str
+) -> None:
+    """On a phone a long press on a card shows its name, what it does and its rule (R12 for
+    the guard dog); the card is not selected, nothing is played; a tap still selects."""
+    en = strings("en")
+    created = _seeded(server_url)
+    context = phone(browser)
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(created["play_url"])
+    page.wait_for_selector("#status.mine")
+    before = version(page)
+    dog = '#hand .card[data-card="dog"]'
+    _long_press(page, dog)
+    page.wait_for_selector("#card-info")
+    info = page.text_content("#card-info") or ""
+    assert en["card_dog"] in info and en["use_dog"] in info and "(R12)" in info
+    assert page.get_attribute(dog, "aria-pressed") == "false"  # not selected
+    assert page.locator(".glow").count() == 0  # no target lit: nothing to play
+    shot(page, "web-long-press-phone")
+    page.wait_for_timeout(300)
+    assert version(page) == before  # nothing played
+    # The bubble stays clear of the screen's edges, and goes at the next touch.
+    box = page.locator("#card-info").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    number = '#hand .card[data-card="3"]'
+    _long_press(page, number)
+    page.wait_for_function(
+        "document.querySelector('#card-info')?.dataset.card === '3'"
+    )  # (the dog's bubble went: one at a time)
+    assert page.locator("#card-info").count() == 1
+    assert "R10, R11" in (page.text_content("#card-info") or "")
+    page.locator(number).first.tap()
+    page.wait_for_selector("#card-info", state="detached")
+    assert page.get_attribute(number, "aria-pressed") == "true"  # a tap still selects
+    assert not errors, errors
+    context.close()
