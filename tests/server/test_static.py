@@ -153,7 +153,9 @@ def test_every_error_the_server_sends_has_words_in_every_language() -> None:
 def test_pages_and_rules_are_served(client: TestClient) -> None:
     for path in ("/", "/j/abc", "/g/abc", "/w/abc", "/r/abc"):
         r = client.get(path)
-        assert r.status_code == 200 and '<script type="module" src="/static/js/main.js">' in r.text
+        assert r.status_code == 200 and re.search(
+            r'<script type="module" src="/static/v/[0-9a-f]{12}/js/main.js">', r.text
+        )
     bodies = set()
     for lang in LANGUAGES:
         r = client.get(f"/rules/{lang}")
@@ -340,9 +342,31 @@ def test_the_page_is_small_modules_loaded_at_once() -> None:
     assert preloaded == expected
 
 
+def test_the_page_loads_its_files_from_an_address_of_their_version_kept_for_ever(
+    client: TestClient,
+) -> None:
+    """The page's files come from /static/v/<digest of them>/, cached as immutable and
+    compressed; the page itself and the unversioned addresses are checked each time."""
+    page = client.get("/g/abc")
+    assert page.headers["cache-control"] == "no-cache"
+    addresses = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+    (prefix,) = {re.match(r"/static/v/[0-9a-f]{12}/", a).group(0) for a in addresses}  # type: ignore[union-attr]
+    assert len(addresses) > 20  # (every one versioned: the match above would fail on one not)
+    module = client.get(prefix + "js/main.js", headers={"Accept-Encoding": "gzip"})
+    assert module.status_code == 200 and "import" in module.text
+    assert module.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert module.headers["content-encoding"] == "gzip"
+    assert client.get(prefix + "i18n/en.json").json()["card_thief"] == "Thief"
+    plain = client.get("/static/js/main.js")
+    assert plain.headers["cache-control"] == "no-cache" and plain.text == module.text
+    assert client.get("/static/v/000000000000/js/main.js").status_code == 404
+
+
 def test_the_app_installs_on_a_phone(client: TestClient) -> None:
     """A web app manifest with icons that are served (an SVG, and PNGs of 192 and 512 px)."""
-    assert 'rel="manifest" href="/static/manifest.webmanifest"' in client.get("/").text
+    assert re.search(
+        r'rel="manifest" href="/static/v/\w+/manifest.webmanifest"', client.get("/").text
+    )
     manifest = client.get("/static/manifest.webmanifest").json()
     assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
     sizes = set()

@@ -550,3 +550,28 @@ def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
     assert page.get_attribute(number, "aria-pressed") == "true"  # a tap still selects
     assert not errors, errors
     context.close()
+
+
+def test_the_page_asks_for_what_it_needs_once_and_opens_one_socket(
+    browser: Browser, server_url: str
+) -> None:
+    """The server's facts, the words and the table's socket are asked for as the page starts
+    loading (boot.js), and the modules take them over: one request each, one socket, for a
+    seat and for a watcher."""
+    created = _seeded(server_url)
+    for url in (created["play_url"], created["watch_url"]):
+        context = phone(browser)
+        page = context.new_page()
+        errors = watch_errors(page)
+        sockets: list[str] = []
+        asked: list[str] = []
+        page.on("websocket", lambda ws, sockets=sockets: sockets.append(ws.url))
+        page.on("request", lambda request, asked=asked: asked.append(request.url))
+        page.goto(url)
+        page.wait_for_selector("#status")
+        page.wait_for_timeout(300)
+        assert sockets == [server_url.replace("http", "ws") + "/ws/games/" + created["game_id"]]
+        assert sum(a.endswith("/api/meta") for a in asked) == 1, asked
+        assert sum(a.endswith("/i18n/en.json") for a in asked) == 1, asked
+        assert not errors, errors
+        context.close()

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from swagger_ui_bundle import swagger_ui_path
 
 from gotown.bots import LEVELS
@@ -123,4 +124,4 @@ def install(app: FastAPI) -> None:
         return HTMLResponse(body, headers={"Content-Security-Policy": policy})
 
     app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
-    app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+    app.mount(DOCS_ASSETS, GZipMiddleware(StaticFiles(directory=str(swagger_ui_path)), 1024))
