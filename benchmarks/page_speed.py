@@ -1,8 +1,9 @@
 """How fast the web table draws on a slow phone: Chromium's CPU throttled (4x by default,
 ``Emulation.setCPUThrottlingRate`` over a CDP session), Debian's ``/usr/bin/chromium``.
 
-Serves the app in this process (a fresh SQLite file, no worker processes), then on a phone
-viewport (390x844, touch):
+Serves the app in a process of its own (uvicorn, a fresh SQLite file, no worker processes: a
+server in this process would share its interpreter with the browser's driver, and answer the
+page only when the driver lets it), then on a phone viewport (390x844, touch):
 
 * **first render**: opens a seat's table (a person against a ``random`` bot) and times, in
   the page, from the navigation's start to the first frame painted with the table drawn
@@ -25,21 +26,19 @@ The issue's targets: first render <= 1 s, each update <= 50 ms of scripting, thr
 from __future__ import annotations
 
 import json
+import os
 import socket
 import statistics
+import subprocess
+import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import click
-import uvicorn
 from playwright.sync_api import CDPSession, Page, sync_playwright
-
-from gotown.server.config import Settings
-from gotown.server.main import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 MARKS: list[list[int]] = []  # per first render: ms to the socket's opening, to its first state
@@ -127,27 +126,47 @@ def _transfer(page: Page) -> dict[str, int]:
 @click.option("--throttle", default=4.0, show_default=True, help="CPU slow-down factor")
 def main(games: int, throttle: float) -> None:
     """Print the table's first render, its update times and its transfer size."""
+    folder = Path(tempfile.mkdtemp(prefix="gotown-page-speed-"))
+    port = _free_port()
+    server = _serve(folder / "page.sqlite3", port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _measure(base, games, throttle)
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _serve(database: Path, port: int) -> subprocess.Popen[bytes]:
+    """``gotown.server`` in a uvicorn process of its own, once it answers."""
+    env = {
+        **os.environ,
+        "GOTOWN_DATABASE_URL": f"sqlite:///{database}",
+        "GOTOWN_BOT_DELAY": "0.2",
+        "GOTOWN_RATE_LIMIT": "0",
+        "GOTOWN_WORKER_PROCESSES": "0",
+        "GOTOWN_MAX_BOTS_ONLY_TABLES": "1000",
+        "GOTOWN_MAX_BOTS_ONLY_TABLES_PER_CLIENT": "1000",
+    }
+    factory = "gotown.server.main:create_app_from_env"
+    command = [sys.executable, "-m", "uvicorn", "--factory", factory,
+               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]  # fmt: skip
+    server = subprocess.Popen(command, env=env)
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return server
+        except OSError:
+            time.sleep(0.05)
+    server.terminate()
+    raise click.ClickException("the server did not start")
+
+
+def _measure(base: str, games: int, throttle: float) -> None:
     from rich.console import Console
     from rich.progress import track
     from rich.table import Table
 
-    folder = Path(tempfile.mkdtemp(prefix="gotown-page-speed-"))
-    settings = Settings(
-        database_url=f"sqlite:///{folder / 'page.sqlite3'}",
-        bot_delay=0.2,
-        rate_limit_per_minute=0,
-        worker_processes=False,
-        max_bots_only_tables=1000,
-        max_bots_only_tables_per_client=1000,
-    )
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.02)
-    base = f"http://127.0.0.1:{port}"
     firsts: list[tuple[float, float, float]] = []
     updates: list[float] = []
     scripting: list[float] = []  # per game: JavaScript run while watching / states drawn
@@ -182,7 +201,6 @@ def main(games: int, throttle: float) -> None:
             scripting.append((_script_seconds(cdp) - before) * 1000 / max(1, len(times)))
             page.close()
         browser.close()
-    server.should_exit = True
 
     def q(values: list[float], share: float) -> float:
         ordered = sorted(values)
