@@ -124,4 +124,5 @@ def install(app: FastAPI) -> None:
         return HTMLResponse(body, headers={"Content-Security-Policy": policy})
 
     app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
-    app.mount(DOCS_ASSETS, GZipMiddleware(StaticFiles(directory=str(swagger_ui_path)), 1024))
+    files = StaticFiles(directory=str(swagger_ui_path))
+    app.mount(DOCS_ASSETS, GZipMiddleware(files, minimum_size=1024, compresslevel=6))

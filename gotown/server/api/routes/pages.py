@@ -74,10 +74,12 @@ class _CachedFiles(StaticFiles):
 
 
 def static_files(directory: Path | str, *, immutable: bool) -> ASGIApp:
-    """``directory``'s files, gzip-compressed (from 1 KiB), kept by browsers for ever when
-    ``immutable`` (their address changes with them), else checked each time."""
+    """``directory``'s files, gzip-compressed (from 1 KiB; at level 6, as nginx's default,
+    about as small as 9 for text and cheaper), kept by browsers for ever when ``immutable``
+    (their address changes with them), else checked each time."""
     control = "public, max-age=31536000, immutable" if immutable else "no-cache"
-    return GZipMiddleware(_CachedFiles(directory=directory, cache_control=control), 1024)
+    files = _CachedFiles(directory=directory, cache_control=control)
+    return GZipMiddleware(files, minimum_size=1024, compresslevel=6)
 
 
 @router.get("/rules")
