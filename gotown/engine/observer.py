@@ -2,6 +2,7 @@
 
 A seat sees every public fact, its own hand, the cards it draws, and the card a thief moves
 when it is the thief or the victim; a spectator (``seat`` None) sees the public facts only.
+Once the game is over every hand is laid down for everyone, seats and spectators alike (R22).
 ``Game.view`` and ``Game.events`` delegate here, so a leak has to be written here, on purpose.
 """
 
@@ -25,15 +26,20 @@ def check_seat(game: Game, seat: int | None) -> None:
         raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
 
 
+def _cards(counts: list[int]) -> tuple[str, ...]:
+    """A hand's cards (kept as a count per kind) as codes, in the order of the kinds."""
+    return tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
+
+
 def view(game: Game, seat: int | None, seen: list[Event]) -> View:
     """What ``seat`` may know of ``game`` (None: a spectator), with the events it has seen
     (:func:`events`)."""
     check_seat(game, seat)
     hand = None
     if seat is not None:
-        counts = game.hands[seat]
-        hand = tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
+        hand = _cards(game.hands[seat])
     outcome = game.outcome()
+    hands = None if outcome is None else tuple(_cards(counts) for counts in game.hands)
     return View(
         seat=seat,
         players=game.players,
@@ -51,6 +57,7 @@ def view(game: Game, seat: int | None, seen: list[Event]) -> View:
         winner=None if outcome is None else outcome.winner,
         over=outcome is not None,
         events=tuple(seen),
+        hands=hands,
     )
 
 

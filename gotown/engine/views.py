@@ -100,7 +100,8 @@ class View:
     """A seat's view of the game (R22), or the public view when ``seat`` is None.
 
     It holds every public fact, the seat's own hand, and nothing else: the other hands and the
-    order of the draw pile are not in it, so a bot or a client given a view cannot peek.
+    order of the draw pile are not in it, so a bot or a client given a view cannot peek. Once
+    the game is over, ``hands`` holds every seat's hand, shown to everyone (R22); None before.
     """
 
     seat: int | None
@@ -119,6 +120,7 @@ class View:
     winner: int | None
     over: bool
     events: tuple[Event, ...] = field(default=())
+    hands: tuple[tuple[str, ...], ...] | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -166,12 +168,14 @@ class View:
             "winner": self.winner,
             "over": self.over,
             "events": [event.to_json() for event in self.events],
+            "hands": None if self.hands is None else [list(hand) for hand in self.hands],
         }
 
     @classmethod
     def from_json(cls, data: Any) -> View:
         try:
             hand = data["hand"]
+            hands = data.get("hands")  # (absent from a view written before it was shown)
             view = cls(
                 seat=data["seat"],
                 players=data["players"],
@@ -191,8 +195,9 @@ class View:
                 winner=data["winner"],
                 over=data["over"],
                 events=tuple(Event.from_json(e) for e in data["events"]),
+                hands=None if hands is None else tuple(tuple(_codes(h)) for h in hands),
             )
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidPositionError(f"not a view: missing or malformed {exc}") from None
         _check_view(view)
         return view
@@ -231,6 +236,16 @@ def _check_view(view: View) -> None:
         )
     if type(view.donut) is not bool or type(view.over) is not bool:
         raise InvalidPositionError("not a view: donut and over are true or false")
+    if view.hands is not None and (
+        not view.over
+        or len(view.hands) != players
+        or any(len(cards) != size for cards, size in zip(view.hands, view.hand_sizes, strict=True))
+        or (view.hand is not None and view.seat is not None and view.hand != view.hands[view.seat])
+    ):
+        raise InvalidPositionError(
+            "not a view: every hand is shown only once the game is over (R22), one per seat, "
+            "each as long as its hand_sizes entry and the seat's own hand among them"
+        )
     if not (view.winner is None or seat(view.winner)):
         raise InvalidPositionError(f"not a view: winner {view.winner!r} is not a seat")
     for event in view.events:

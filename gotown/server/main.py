@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
 from . import errors, logs, schemas
 from .api import openapi, socket
@@ -59,7 +58,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store.dispose()
 
     app = FastAPI(
-        title="GoTown web table", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+        title="GoTown web table",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # (served offline by openapi.install)
+        redoc_url=None,  # (ReDoc loads from a CDN: /docs is the documentation)
     )
     app.state.settings = settings
     app.add_middleware(RateLimitMiddleware, limit=rate_limit)
@@ -71,7 +75,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for routes in (meta, games, advice, review, seats, lessons):
         app.include_router(routes.router)
     app.include_router(socket.router)
-    app.mount("/static", StaticFiles(directory=pages.STATIC_DIR), name="static")
+    # (The versioned address first: "/static" would take it otherwise.)
+    static = pages.STATIC_DIR
+    app.mount(pages.versioned_prefix(), pages.static_files(static, immutable=True))
+    app.mount("/static", pages.static_files(static, immutable=False), name="static")
     app.include_router(pages.router)
     return app
 

@@ -68,27 +68,24 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
 
 class SecurityHeadersMiddleware:
     """Add :data:`SECURITY_HEADERS` to every HTTP answer, and the
-    :data:`CONTENT_SECURITY_POLICY` to every one but the paths in ``exempt`` (the interactive
-    API documentation, whose page loads its script from a CDN and runs inline script)."""
+    :data:`CONTENT_SECURITY_POLICY` to every one that does not state a policy of its own (the
+    API documentation's page admits its inline script by hash)."""
 
-    def __init__(self, app: ASGIApp, exempt: tuple[str, ...] = ("/docs", "/redoc")) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.exempt = exempt
-        self.with_policy = [
-            *SECURITY_HEADERS,
-            (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-        ]
+        self.policy = (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path = str(scope.get("path", ""))
-        extra = SECURITY_HEADERS if path.startswith(self.exempt) else self.with_policy
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+                headers = [*message.get("headers", ()), *SECURITY_HEADERS]
+                if not any(name.lower() == self.policy[0] for name, _ in headers):
+                    headers.append(self.policy)
+                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

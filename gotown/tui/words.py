@@ -258,6 +258,7 @@ class _PageText(HTMLParser):
         if tag in self.HIDDEN:
             self._hidden += 1
         elif tag in self.BLOCKS and not self._hidden:
+            self._close()  # (a card's example is a paragraph within its list item)
             self._open, self._text, self._home_link = tag, [], False
         elif tag == "a" and ("href", "/") in attrs:
             self._home_link = True
@@ -266,11 +267,16 @@ class _PageText(HTMLParser):
         if tag in self.HIDDEN:
             self._hidden -= 1
         elif tag == self._open:
-            text = " ".join("".join(self._text).split())
-            if text and not self._home_link:
-                heading = tag in ("h1", "h2")
-                self.blocks.append(text.upper() if heading else "- " * (tag == "li") + text)
-            self._open = None
+            self._close()
+
+    def _close(self) -> None:
+        """End the open block, keeping its text."""
+        tag = self._open
+        text = " ".join("".join(self._text).split())
+        if tag is not None and text and not self._home_link:
+            heading = tag in ("h1", "h2")
+            self.blocks.append(text.upper() if heading else "- " * (tag == "li") + text)
+        self._open = None
 
     def handle_data(self, data: str) -> None:
         if self._open and not self._hidden:

@@ -315,6 +315,8 @@ def test_a_malformed_view_is_refused_naming_the_field(change: dict[str, Any]) ->
         ({"over": 0}, "donut and over are true or false"),
         ({"winner": 2}, "winner 2 is not a seat"),
         ({"winner": -1}, "winner -1 is not a seat"),
+        ({"hands": [["3"], ["1"]]}, "every hand is shown only once the game is over (R22)"),
+        ({"over": True, "hands": [["3"]]}, "every hand is shown only once the game is over (R22)"),
     ],
     ids=lambda value: json.dumps(value) if isinstance(value, dict) else "",
 )

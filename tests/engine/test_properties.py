@@ -301,6 +301,8 @@ def _shuffle_hidden(g: Game, seat: int, rng: random.Random) -> Game:
 def _public_part(view: View) -> dict[str, Any]:
     data = view.to_json()
     del data["events"], data["version"]  # from history / a counter, not from the cards
+    # Every hand is laid down once the game is over (R22), and never before.
+    assert (data.pop("hands") is not None) == view.over
     return data
 
 

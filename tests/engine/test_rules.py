@@ -20,6 +20,7 @@ from gotown.engine import (
     Options,
     Outcome,
     Termination,
+    View,
 )
 
 from .helpers import FULL_DECK, assert_illegal, game, hand, kind_counts, play, towers
@@ -785,6 +786,17 @@ def test_r22_a_drawn_card_is_seen_by_the_drawer_only() -> None:
         for e in g.events(seat):
             if e.type == "draw":
                 assert (e.card is not None) == (seat == e.seat)
+
+
+def test_r22_every_hand_is_shown_to_everyone_once_the_game_is_over() -> None:
+    g = game(players=3, hands=[["4", "5", "1"], ["7", "thief"], ["?"]], towers=[FOUR, [], []])
+    assert all(g.view(seat).hands is None for seat in (None, 0, 1, 2))  # (while it lasts)
+    play(g, A.build("4", "5"))
+    assert g.is_over
+    for seat in (None, 0, 1, 2):
+        view = g.view(seat)
+        assert view.hands == (("1",), ("7", "thief"), ("?",))
+        assert View.from_json(view.to_json()) == view  # (and the same once sent)
 
 
 # -- R23 options --------------------------------------------------------------------------

@@ -163,6 +163,30 @@ def test_the_public_view_never_shows_a_hand_card_in_a_whole_game(client: TestCli
     assert public["view"]["over"] is True and public["view"]["winner"] in (0, 1)
 
 
+def test_r22_every_hand_is_shown_to_every_seat_and_spectator_once_the_game_is_over(
+    client: TestClient,
+) -> None:
+    gid, tokens = new_game(client, ["human", "human", "human"], seed=7)
+
+    def none_shown_yet(_seat: int, _mine: dict[str, Any]) -> None:
+        for token in [*tokens.values(), None]:
+            assert state(client, gid, token)["view"]["hands"] is None  # (R22: private)
+
+    final = play_to_end(client, gid, tokens, seed=4, on_state=none_shown_yet, max_actions=400)
+    assert final["status"] == "over"
+    game = _engine_game(client, gid)  # (the game replayed apart from the server)
+    truth = [sorted(cards) for cards in game.to_position()["hands"]]
+    assert any(truth)
+    laid_down = state(client, gid)["view"]["hands"]
+    assert [sorted(cards) for cards in laid_down] == truth
+    for token in tokens.values():
+        assert state(client, gid, token)["view"]["hands"] == laid_down
+    for token in (tokens[1], None):  # the replay's last step too, and no step before it
+        frames = client.get(f"/api/games/{gid}/replay", headers=auth(token)).json()["frames"]
+        assert frames[-1]["view"]["hands"] == laid_down
+        assert all(frame["view"]["hands"] is None for frame in frames[:-1])
+
+
 # --- refusals ---
 
 

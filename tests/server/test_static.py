@@ -153,7 +153,9 @@ def test_every_error_the_server_sends_has_words_in_every_language() -> None:
 def test_pages_and_rules_are_served(client: TestClient) -> None:
     for path in ("/", "/j/abc", "/g/abc", "/w/abc", "/r/abc"):
         r = client.get(path)
-        assert r.status_code == 200 and '<script type="module" src="/static/js/main.js">' in r.text
+        assert r.status_code == 200 and re.search(
+            r'<script type="module" src="/static/v/[0-9a-f]{12}/js/main.js">', r.text
+        )
     bodies = set()
     for lang in LANGUAGES:
         r = client.get(f"/rules/{lang}")
@@ -270,6 +272,50 @@ PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html"))]
 MODULES = sorted((STATIC / "js").rglob("*.js"))
 
 
+SPECIAL_CARDS = ("dog", "bone", "jackhammer", "wrecking-ball", "thief", "super-thief",
+                 "milkshake", "donut-truck")  # fmt: skip
+
+
+def _examples(lang: str) -> list[tuple[str | None, str, str]]:
+    """A rules page's worked examples: (the special card whose item holds it, or None; its
+    cards, as ``data-cards`` says them; its words), in the page's order."""
+    html = (RULES_PAGES / f"{lang}.html").read_text("utf-8")
+    found = []
+    for match in re.finditer(r'<p class="example" data-cards="([^"]*)">(.*?)</p>', html):
+        item = re.findall(r'<li data-card="([a-z-]+)">', html[: match.start()])
+        inside = bool(item) and html.rfind("</li>", 0, match.start()) < html.rfind(
+            "<li", 0, match.start()
+        )
+        found.append((item[-1] if inside else None, match.group(1), match.group(2)))
+    return found
+
+
+def test_the_rules_give_a_worked_example_per_card_in_every_language() -> None:
+    """Building, the joker, the steal-build and each special card (in its own item) have a
+    worked example, the same situation in the eight languages, its cards drawn from codes the
+    rules know (R2; a joker in a floor as "?=value", R5)."""
+    english = _examples("en")
+    assert [card for card, _, _ in english if card] == list(SPECIAL_CARDS)
+    assert len(english) == len(SPECIAL_CARDS) + 3  # (and the joker, building, steal-build)
+    codes = {*map(str, range(1, 9)), "?", *SPECIAL_CARDS}
+    for card, cards, _ in english:
+        shown = [code.split("=")[0] for code in cards.split()]
+        assert shown and set(shown) <= codes, cards
+        assert card is None or card in shown, (card, cards)
+    label = {
+        "en": "Example:", "fr": "Exemple :", "es": "Ejemplo:", "it": "Esempio:",
+        "de": "Beispiel:", "nl": "Voorbeeld:", "cs": "Příklad:", "pl": "Przykład:",
+    }  # fmt: skip
+    for lang in LANGUAGES:
+        examples = _examples(lang)
+        assert [(card, cards) for card, cards, _ in examples] == [
+            (card, cards) for card, cards, _ in english
+        ], lang
+        for _, _, words in examples:
+            assert words.startswith(f"<strong>{label[lang]}</strong> "), (lang, words)
+            assert len(words) > 80, (lang, words)
+
+
 def test_no_inline_script_style_or_handler() -> None:
     """A Content-Security-Policy without 'unsafe-inline' will hold: scripts come from files,
     no markup has a style attribute or an on... handler, and the modules set no style
@@ -296,9 +342,31 @@ def test_the_page_is_small_modules_loaded_at_once() -> None:
     assert preloaded == expected
 
 
+def test_the_page_loads_its_files_from_an_address_of_their_version_kept_for_ever(
+    client: TestClient,
+) -> None:
+    """The page's files come from /static/v/<digest of them>/, cached as immutable and
+    compressed; the page itself and the unversioned addresses are checked each time."""
+    page = client.get("/g/abc")
+    assert page.headers["cache-control"] == "no-cache"
+    addresses = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+    (prefix,) = {re.match(r"/static/v/[0-9a-f]{12}/", a).group(0) for a in addresses}  # type: ignore[union-attr]
+    assert len(addresses) > 20  # (every one versioned: the match above would fail on one not)
+    module = client.get(prefix + "js/main.js", headers={"Accept-Encoding": "gzip"})
+    assert module.status_code == 200 and "import" in module.text
+    assert module.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert module.headers["content-encoding"] == "gzip"
+    assert client.get(prefix + "i18n/en.json").json()["card_thief"] == "Thief"
+    plain = client.get("/static/js/main.js")
+    assert plain.headers["cache-control"] == "no-cache" and plain.text == module.text
+    assert client.get("/static/v/000000000000/js/main.js").status_code == 404
+
+
 def test_the_app_installs_on_a_phone(client: TestClient) -> None:
     """A web app manifest with icons that are served (an SVG, and PNGs of 192 and 512 px)."""
-    assert 'rel="manifest" href="/static/manifest.webmanifest"' in client.get("/").text
+    assert re.search(
+        r'rel="manifest" href="/static/v/\w+/manifest.webmanifest"', client.get("/").text
+    )
     manifest = client.get("/static/manifest.webmanifest").json()
     assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
     sizes = set()

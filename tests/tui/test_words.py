@@ -69,3 +69,12 @@ def test_the_rules_screen_speaks_each_language_of_the_web_table():
         assert "<" not in text and "GoTown</a>" not in text, lang
     english = words.rules_text(None, "en")
     assert "A floor is two cards that add up to 9" in english and "bone#1@2" in english
+
+
+def test_the_rules_screen_gives_each_card_its_worked_example_after_its_rule():
+    # The page's example sits inside the card's list item: the screen shows the rule, then
+    # the example as a paragraph of its own.
+    blocks = words.rules_page_text("fr").split("\n\n")
+    rule = blocks.index("- Milk-shake : offrez-le à un adversaire ; il passera son prochain tour.")
+    assert blocks[rule + 1].startswith("Exemple : vous offrez un milk-shake à Ben.")
+    assert sum(block.startswith("Exemple : ") for block in blocks) == 11

@@ -453,3 +453,125 @@ def test_every_hand_is_shown_once_the_game_is_over_when_the_view_says_them(
     assert labels == [f"{floor} 7", en["card_?"], en["card_thief"]]
     assert page.locator('.seatbox[data-seat="0"] .shown-hand').count() == 0  # (in the hand)
     context.close()
+
+
+def test_at_the_end_of_a_real_game_every_seat_and_watcher_sees_the_other_hands(
+    browser: Browser, server_url: str
+) -> None:
+    """R22: a game over shows every hand, as the server sends them (a game of one turn:
+    ``turn_limit`` 1 ends it when Ada ends her first turn); the seat sees the other's hand
+    under their tower, a watcher both, and so does the replay's last step."""
+    created: dict[str, str] = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 34, "name": "Ada",
+         "options": {"first_player": 0, "turn_limit": 1}},
+    )  # fmt: skip
+    gid = created["game_id"]
+    post(server_url, f"/api/games/{gid}/join",
+         {"code": created["invite_url"].rsplit("/", 1)[1], "name": "Bo", "seat": 1})  # fmt: skip
+    running = get(server_url, f"/api/games/{gid}/state", created["token"])
+    assert running["view"]["hands"] is None
+    end = {"version": running["version"], "action": {"type": "end-turn"}}
+    post(server_url, f"/api/games/{gid}/actions", end, created["token"])
+    hands = get(server_url, f"/api/games/{gid}/state")["view"]["hands"]
+    assert hands and all(hands)
+
+    def shown(page: Page, seat: int) -> list[str | None]:
+        cards = page.locator(f'#towers .seatbox[data-seat="{seat}"] .shown-hand [data-card]')
+        return [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+
+    context = phone(browser)
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(created["play_url"])
+    page.wait_for_selector("#winner")
+    assert shown(page, 1) == hands[1] and shown(page, 0) == []  # (hers are in her hand)
+    shot(page, "web-end-hands-phone")
+    page.goto(created["watch_url"])
+    page.wait_for_selector("#winner")
+    assert shown(page, 0) == hands[0] and shown(page, 1) == hands[1]
+    page.goto(created["watch_url"].replace("/w/", "/r/"))  # (as Ada: her token is kept here)
+    page.wait_for_selector("#replay-slider")
+    page.click("#replay-last")
+    page.wait_for_selector("#replay-stage #winner")
+    assert page.locator("#replay-stage .shown-hand").count() == 1
+    assert not errors, errors
+    context.close()
+
+
+def _long_press(page: Page, selector: str, hold_ms: int = 800) -> None:
+    """A finger held on the element (CDP touch events, as a phone sends them)."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None
+    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    page.wait_for_timeout(hold_ms)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
+    browser: Browser, server_url: str
+) -> None:
+    """On a phone a long press on a card shows its name, what it does and its rule (R12 for
+    the guard dog); the card is not selected, nothing is played; a tap still selects."""
+    en = strings("en")
+    created = _seeded(server_url)
+    context = phone(browser)
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.goto(created["play_url"])
+    page.wait_for_selector("#status.mine")
+    before = version(page)
+    dog = '#hand .card[data-card="dog"]'
+    _long_press(page, dog)
+    page.wait_for_selector("#card-info")
+    info = page.text_content("#card-info") or ""
+    assert en["card_dog"] in info and en["use_dog"] in info and "(R12)" in info
+    assert page.get_attribute(dog, "aria-pressed") == "false"  # not selected
+    assert page.locator(".glow").count() == 0  # no target lit: nothing to play
+    shot(page, "web-long-press-phone")
+    page.wait_for_timeout(300)
+    assert version(page) == before  # nothing played
+    # The bubble stays clear of the screen's edges, and goes at the next touch.
+    box = page.locator("#card-info").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    number = '#hand .card[data-card="3"]'
+    _long_press(page, number)
+    page.wait_for_function(
+        "document.querySelector('#card-info')?.dataset.card === '3'"
+    )  # (the dog's bubble went: one at a time)
+    assert page.locator("#card-info").count() == 1
+    assert "R10, R11" in (page.text_content("#card-info") or "")
+    page.locator(number).first.tap()
+    page.wait_for_selector("#card-info", state="detached")
+    assert page.get_attribute(number, "aria-pressed") == "true"  # a tap still selects
+    assert not errors, errors
+    context.close()
+
+
+def test_the_page_asks_for_what_it_needs_once_and_opens_one_socket(
+    browser: Browser, server_url: str
+) -> None:
+    """The server's facts, the words and the table's socket are asked for as the page starts
+    loading (boot.js), and the modules take them over: one request each, one socket, for a
+    seat and for a watcher."""
+    created = _seeded(server_url)
+    for url in (created["play_url"], created["watch_url"]):
+        context = phone(browser)
+        page = context.new_page()
+        errors = watch_errors(page)
+        sockets: list[str] = []
+        asked: list[str] = []
+        page.on("websocket", lambda ws, sockets=sockets: sockets.append(ws.url))
+        page.on("request", lambda request, asked=asked: asked.append(request.url))
+        page.goto(url)
+        page.wait_for_selector("#status")
+        page.wait_for_timeout(300)
+        assert sockets == [server_url.replace("http", "ws") + "/ws/games/" + created["game_id"]]
+        assert sum(a.endswith("/api/meta") for a in asked) == 1, asked
+        assert sum(a.endswith("/i18n/en.json") for a in asked) == 1, asked
+        assert not errors, errors
+        context.close()

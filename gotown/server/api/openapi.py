@@ -5,14 +5,26 @@ option takes the values the engine takes, and ``first_player`` is one of the gam
 
 A client generating requests from the schema then never sends one that the server refuses
 for its content; the test suite checks it with schemathesis (``test_openapi_conformance``).
+
+The interactive documentation (Swagger UI at ``/docs``) works offline: its script and style
+are served from the ``swagger-ui-bundle-v2`` package, and the page runs under a policy that
+allows only this site, its one inline script admitted by its hash (no ``'unsafe-inline'``).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
+from swagger_ui_bundle import swagger_ui_path
 
 from gotown.bots import LEVELS
 from gotown.engine import OPTION_CHOICES
@@ -66,8 +78,40 @@ def refine(schema: dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, 
     return schema
 
 
+#: Where Swagger UI's files are served from (the package's copy of its release).
+DOCS_ASSETS = "/docs/assets"
+
+
+def docs_page(openapi_url: str, title: str) -> tuple[bytes, str]:
+    """The documentation page (FastAPI's Swagger UI page, its files from :data:`DOCS_ASSETS`,
+    no OAuth redirect, no online validator), and the Content-Security-Policy it needs: this
+    site only, and the page's inline script by its SHA-256 (CSP level 2)."""
+    page = get_swagger_ui_html(
+        openapi_url=openapi_url,
+        title=title,
+        swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+        swagger_favicon_url="/static/icons/icon.svg",
+        oauth2_redirect_url=None,
+        swagger_ui_parameters={"validatorUrl": None},
+    )
+    body = bytes(page.body)
+    inline = re.findall(rb"<script>(.*?)</script>", body, flags=re.DOTALL)
+    hashes = "".join(
+        f" 'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode()}'"
+        for script in inline
+    )
+    policy = (
+        f"default-src 'self'; script-src 'self'{hashes}; style-src 'self'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
+    return body, policy
+
+
 def install(app: FastAPI) -> None:
-    """Serve the refined schema at ``/openapi.json`` (made once, on first request)."""
+    """Serve the refined schema at ``/openapi.json`` (made once, on first request), and the
+    documentation at ``/docs`` with its files (the app is made with ``docs_url=None``)."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -78,3 +122,11 @@ def install(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    body, policy = docs_page(app.openapi_url or "/openapi.json", f"{app.title} - API")
+
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(body, headers={"Content-Security-Policy": policy})
+
+    app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
+    files = StaticFiles(directory=str(swagger_ui_path))
+    app.mount(DOCS_ASSETS, GZipMiddleware(files, minimum_size=1024, compresslevel=6))

@@ -2,7 +2,8 @@
 
 Every payload for a seat comes from ``game.view(seat)`` (``game.public_view()`` for spectators),
 or from the view of a copy without history plus ``game.events(seat, start)`` (the same seat's
-events from ``start`` on): no hidden card is ever sent.
+events from ``start`` on): no hidden card is ever sent (once the game is over, the view itself
+holds every hand, R22).
 
 Events are sent once: a state holds the view's events from ``events_from`` on (the index of its
 first event in the game's events, the same for every seat). **The event loop never converts a

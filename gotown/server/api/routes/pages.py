@@ -1,14 +1,26 @@
 """The page (one page serves home, join, table, watch and replay: its script reads the path),
-the rules in each language, and ``/healthz``. Not in the OpenAPI schema."""
+the rules in each language, and ``/healthz``. Not in the OpenAPI schema.
+
+The page's files are served twice: under ``/static/v/<version>/`` (the version: a digest of
+every file, so a new release has new addresses) for ever (``immutable``), which is where the
+page loads them from (its modules import each other by relative addresses, so the whole graph
+stays in one version); and under ``/static/`` (the rules pages, the manifest's icons) checked
+with the server each time (``no-cache``). Both compressed (gzip) when the browser takes it."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp
 
 from gotown.texts import rules_html
 
@@ -20,13 +32,54 @@ STATIC_DIR = Path(str(files("gotown.server") / "static"))
 router = APIRouter(include_in_schema=False)
 
 
-def page() -> FileResponse:
-    index = STATIC_DIR / "index.html"
-    return FileResponse(index, media_type="text/html", headers={"Cache-Control": "no-cache"})
+@cache
+def static_version() -> str:
+    """A digest of the page's files (their names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in STATIC_DIR.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(STATIC_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def versioned_prefix() -> str:
+    return f"/static/v/{static_version()}"
+
+
+@cache
+def _page_html() -> str:
+    html = (STATIC_DIR / "index.html").read_text("utf-8")
+    return re.sub(r'((?:src|href)=")/static/', rf"\1{versioned_prefix()}/", html)
+
+
+def page() -> HTMLResponse:
+    return HTMLResponse(_page_html(), headers={"Cache-Control": "no-cache"})
 
 
 for _path in ("/", "/j/{code}", "/g/{game_id}", "/w/{game_id}", "/r/{game_id}"):
     router.add_api_route(_path, page, methods=["GET"])
+
+
+class _CachedFiles(StaticFiles):
+    """Static files with one Cache-Control for all."""
+
+    def __init__(self, *, cache_control: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cache_control = cache_control
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = self.cache_control
+        return response
+
+
+def static_files(directory: Path | str, *, immutable: bool) -> ASGIApp:
+    """``directory``'s files, gzip-compressed (from 1 KiB; at level 6, as nginx's default,
+    about as small as 9 for text and cheaper), kept by browsers for ever when ``immutable``
+    (their address changes with them), else checked each time."""
+    control = "public, max-age=31536000, immutable" if immutable else "no-cache"
+    files = _CachedFiles(directory=directory, cache_control=control)
+    return GZipMiddleware(files, minimum_size=1024, compresslevel=6)
 
 
 @router.get("/rules")

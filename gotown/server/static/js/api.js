@@ -1,4 +1,5 @@
 /* The HTTP and WebSocket client of the GoTown API (JSON on the wire). No DOM here. */
+import { take } from "./boot.js";
 
 /* One request; resolves to the JSON body (null for 204), rejects with the API's error object
    ({code, message, rule?}), or {code: "network"} when the server cannot be reached. */
@@ -34,7 +35,9 @@ export async function loadMeta() {
   /* (The server's ceilings on a turn limit until it says them.) */
   const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000 };
   try {
-    const got = await api("GET", "/api/meta");
+    const early = take("meta");  // (asked for by boot.js as the page loaded)
+    const got = early ? await early.then((res) => (res.ok ? res.json() : api("GET", "/api/meta")), () => api("GET", "/api/meta"))
+      : await api("GET", "/api/meta");
     meta.levels = got.bot_levels;
     meta.jokerValues = got.joker_values || {};
     for (const [key, o] of Object.entries(got.options || {})) {
@@ -61,18 +64,29 @@ export class GameSocket {
     this.connect();
   }
   connect() {
+    // The socket boot.js opened for this seat as the page loaded, if it still stands.
+    const early = take("socket:" + this.gameId);
+    if (early && early.token === this.token && early.ws.readyState <= WebSocket.OPEN) { this.listen(early.ws, early.held); return; }
+    if (early) early.ws.close();
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId);
+    this.listen(new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId), null);
+  }
+  /* Take `ws` on; `held`: what an early socket received before (it sent the token itself if
+     it is open: the page held no events then). */
+  listen(ws, held) {
     this.ws = ws;
     let resumed = false;
-    ws.onopen = () => {
+    const opened = () => {
       performance.mark("gotown:socket-open");  // (for benchmarks/page_speed.py)
       this.retry = 0;
       // Back after a lost connection: only the events the page does not hold yet.
-      const held = this.heldEvents();
-      resumed = held > 0 && !this.noResume;
-      ws.send(JSON.stringify(resumed ? { token: this.token, events_from: held } : { token: this.token }));
+      const events = this.heldEvents();
+      resumed = events > 0 && !this.noResume;
+      ws.send(JSON.stringify(resumed ? { token: this.token, events_from: events } : { token: this.token }));
     };
+    if (held && ws.readyState === WebSocket.OPEN) this.retry = 0; else ws.onopen = opened;
+    // (Once the caller has its socket: the states that came early are its first.)
+    if (held && held.length) queueMicrotask(() => { for (const msg of held) if (this.ws === ws && !this.closed) ws.onmessage(msg); });
     ws.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
       if (data.type === "state" && !performance.getEntriesByName("gotown:first-state").length) performance.mark("gotown:first-state");

@@ -24,12 +24,22 @@ export const cardLabel = (code) => (isNumber(code) ? code : t("card_" + code));
 /* What a card does, for a card that can do nothing now (tapped while greyed): the rule, in a
    sentence, so that a player learns why. The dog and the bone follow the game's R23 options. */
 export function useText(code, options = {}) {
+  return t("card_use", { card: plain(cardLabel(code)), use: useOf(code, options) });
+}
+
+/* What a card does, without its name. */
+export function useOf(code, options = {}) {
   let kind = isNumber(code) ? "number" : code === "?" ? "joker" : code;
   if (code === "dog") kind += (options.dog_placement === "any" ? "_any" : "") + (options.dogs_per_floor === "unlimited" ? "_unlimited" : "");
   if (code === "bone" && options.bone_targets === "any") kind += "_any";
-  const use = t("use_" + kind, isNumber(code) ? { n: code, m: 9 - Number(code) } : {});
-  return t("card_use", { card: plain(cardLabel(code)), use });
+  return t("use_" + kind, isNumber(code) ? { n: code, m: 9 - Number(code) } : {});
 }
+
+/* The rules that say what a card does (RULES.md): a number builds (R10) or steals (R11), a
+   joker is wild (R5). */
+const RULE_OF = { dog: "R12", bone: "R13", jackhammer: "R14", "wrecking-ball": "R15", thief: "R16",
+  "super-thief": "R17", milkshake: "R18", "donut-truck": "R19" };
+export const ruleOf = (code) => (isNumber(code) ? "R10, R11" : code === "?" ? "R5, R10" : RULE_OF[code]);
 
 /* What a joker stands for beside each number (R5), as the engine says it (/api/meta). */
 let jokerValues = {};

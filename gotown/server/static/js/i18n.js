@@ -3,6 +3,7 @@
    The loaded catalogue is the one piece of state this module keeps (private to it): every
    other module asks `t()`. */
 import { $, store } from "./dom.js";
+import { take } from "./boot.js";
 
 export const LANGS = ["en", "fr", "es", "it", "de", "nl", "cs", "pl"];
 
@@ -30,7 +31,9 @@ export const has = (key) => current.strings[key] !== undefined || current.fallba
 export async function loadLang(code) {
   if (!LANGS.includes(code)) code = "en";
   const mine = ++current.request;
-  const get = (c) => fetch("/static/i18n/" + c + ".json").then((res) => res.json());
+  const early = take("en");  // (asked for by boot.js as the page loaded: always needed)
+  const url = (c) => new URL("../i18n/" + c + ".json", import.meta.url);  // (beside the modules)
+  const get = (c) => (c === "en" && early ? early.catch(() => fetch(url("en"))) : fetch(url(c))).then((res) => res.json());
   const fallback = Object.keys(current.fallback).length || code === "en" ? null : get("en");
   const strings = await get(code);
   if (!Object.keys(current.fallback).length) current.fallback = fallback ? await fallback : strings;

@@ -6,6 +6,7 @@ import { loadMeta } from "./api.js";
 import { clearNotices, toast } from "./notices.js";
 import { eventLines } from "./words.js";
 import { cardEl, useJokerValues, useText } from "./cards.js";
+import { listenLongPress } from "./longpress.js";
 import { renderHome } from "./pages/home.js";
 import { renderJoin } from "./pages/join.js";
 import { renderReplay } from "./pages/replay.js";
@@ -30,6 +31,7 @@ function start(meta) {
     render();
   };
   ctx.refresh = () => render();
+  listenLongPress(app, () => (ctx.table && ctx.table.state && ctx.table.state.view ? ctx.table.state.view.options : {}));
   function render() {
     const route = parseRoute();
     if (ctx.table) { ctx.table.close(); ctx.table = null; }
