@@ -143,9 +143,11 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         if game.is_over or self._lost:
             raise InvalidActionError("the episode is over: call reset()")
         legal = self._legal_now()
-        move = legal.get(action) if isinstance(action, int | np.integer) else None
+        move = None
+        if type(action) is int or isinstance(action, np.integer):  # (not a bool, nor 1.0)
+            move = legal.get(int(action))
         try:
-            if move is not None and type(action) is not bool:
+            if move is not None:
                 game.apply_unchecked(move)
             else:
                 play_index(game, action, self._space)  # raises, naming the rule (or the range)
