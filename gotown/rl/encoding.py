@@ -432,9 +432,9 @@ def observe(game: Game, seat: int) -> Observation:
     for other, tower in enumerate(game.towers):
         r = (other - seat) % players
         if tower:
+            features = _engine_tower_features(tuple(tower))
             base = at.towers + r * _TOWER_FEATURES
-            for offset, value in _engine_tower_features(tuple(tower)):
-                obs[base + offset] = value
+            obs[base : base + len(features)] = features
         obs[at.milkshakes + r] = milkshakes[other]
         obs[at.hand_sizes + r] = hand_sizes[other]
     obs[at.donut] = game.donut
@@ -450,17 +450,21 @@ def observe(game: Game, seat: int) -> Observation:
     return np.frombuffer(obs, dtype=np.float32)
 
 
-#: :data:`_TOWER_CACHE` for towers in the engine's form: floors of (number, other card, dogs).
-_ENGINE_TOWER_CACHE: dict[tuple[tuple[int, int, int], ...], tuple[tuple[int, int], ...]] = {}
+#: A tower's features as floats, from its first floor to its last shown, by the tower in the
+#: engine's form (floors of number, other card, dogs): written into an observation at once.
+_ENGINE_TOWER_CACHE: dict[tuple[tuple[int, int, int], ...], array[float]] = {}
 
 
-def _engine_tower_features(tower: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int], ...]:
+def _engine_tower_features(tower: tuple[tuple[int, int, int], ...]) -> array[float]:
     features = _ENGINE_TOWER_CACHE.get(tower)
     if features is None:
-        codes = tuple([floor_codes(floor) for floor in tower])
+        shown = min(len(tower), TOWER_SLOTS)
+        features = array("f", bytes(4 * shown * FLOOR_FEATURES))
+        for offset, value in _tower_features(tuple([floor_codes(floor) for floor in tower])):
+            features[offset] = value
         if len(_ENGINE_TOWER_CACHE) >= _TOWER_CACHE_SIZE:
             _ENGINE_TOWER_CACHE.clear()
-        features = _ENGINE_TOWER_CACHE[tower] = _tower_features(codes)
+        _ENGINE_TOWER_CACHE[tower] = features
     return features
 
 

@@ -87,8 +87,8 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"{len(specs)} opponents for {players} players: name one bot per other seat, "
                 "or one for all"
             )
-        for spec in specs:
-            bot_from_spec(spec, 0)  # refuses an unknown level or parameter now
+        #: Which opponents are the ``random`` level (each game then seats a ViewlessRandom).
+        self._random = [type(bot_from_spec(spec, 0)) is RandomBot for spec in specs]
         if seat is not None and (type(seat) is not int or not 0 <= seat < players):
             raise ValueError(f"seat {seat!r} does not exist: seats are 0 to {players - 1} (R1)")
         self.players = players
@@ -126,10 +126,10 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             self.game = Game.new(self.players, deal, self.options)
             self._views = SeatViews(self.game)
             others = [s for s in range(self.players) if s != seat]
-            self.bots = {
-                s: _opponent(spec, hashed_seed(f"gymnasium {deal} {s}"))
-                for s, spec in zip(others, self.opponents, strict=True)
-            }
+            self.bots = {}
+            for s, spec, plain in zip(others, self.opponents, self._random, strict=True):
+                seed = hashed_seed(f"gymnasium {deal} {s}")
+                self.bots[s] = ViewlessRandom(seed) if plain else bot_from_spec(spec, seed)
             self._play_bots()
             if not self.game.is_over:
                 return self.observation(), self._info()
@@ -160,11 +160,13 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._lost = True
             return self.observation(), -1.0, True, False, info
         self._play_bots()
-        reward = returns(game)[self.seat]
         outcome = game.outcome()
-        terminated = outcome is not None and outcome.winner is not None
-        truncated = outcome is not None and outcome.winner is None
-        return self.observation(), reward, terminated, truncated, self._info()
+        observation, info = observe(game, self.seat), self._info()
+        if outcome is None:
+            return observation, 0.0, False, False, info
+        if outcome.winner is None:  # a turn limit (R23): truncated, no winner
+            return observation, 0.0, False, True, info
+        return observation, returns(game)[self.seat], True, False, info
 
     def observation(self) -> np.ndarray:
         """The learner's observation now (what ``reset`` and ``step`` return)."""
@@ -231,8 +233,3 @@ class ViewlessRandom:
 
     def pick(self, legal_actions: Sequence[Action]) -> Action:
         return legal_actions[self._rng.randrange(len(legal_actions))]
-
-
-def _opponent(spec: str, seed: int) -> Bot | ViewlessRandom:
-    bot = bot_from_spec(spec, seed)
-    return ViewlessRandom(seed) if type(bot) is RandomBot else bot
