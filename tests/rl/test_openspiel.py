@@ -219,3 +219,48 @@ def test_the_golden_playthrough_replays_unchanged() -> None:
         flags.FLAGS.mark_as_parsed()
     original, new = generate_playthrough.replay(str(PLAYTHROUGH))
     assert new == original
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_legal_actions_answered_in_python_agree_with_openspiels_own(
+    params: dict[str, object],
+) -> None:
+    """``legal_actions`` and ``is_chance_node`` skip OpenSpiel's C++ side for the player to
+    act; at chance, decision and terminal nodes, for every player, they say what it says."""
+    game = pyspiel.load_game("python_gotown", params)
+    players = game.num_players()
+    rng = np.random.default_rng(3)
+    kinds = set()
+    for _ in range(2):
+        state = game.new_initial_state()
+        while True:
+            current = state.current_player()
+            kinds.add("chance" if current < 0 and not state.is_terminal() else "other")
+            assert state.is_chance_node() == (current == pyspiel.PlayerId.CHANCE)
+            assert state.legal_actions() == pyspiel.State.legal_actions(state)
+            for player in range(players):
+                mine = state.legal_actions(player)
+                assert mine == pyspiel.State.legal_actions(state, player)
+                assert mine == sorted(mine)
+            if state.is_terminal():
+                kinds.add("terminal")
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert kinds == {"chance", "other", "terminal"}
+
+
+def test_an_illegal_action_after_the_legal_ones_were_asked_leaves_the_game_as_it_was() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for _ in range(SEED_BYTES):
+        state.apply_action(9)
+    legal = state.legal_actions()
+    legal.clear()  # (the caller's copy: the state's own list is untouched)
+    legal = state.legal_actions()
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
+    before = state.engine.to_position()
+    with pytest.raises(Exception, match=r"\(R\d+"):
+        state.apply_action(illegal)
+    assert state.engine.to_position() == before and state.legal_actions() == legal
+    state.apply_action(legal[0])
+    assert len(state.engine.actions) == 1 and state.history()[-1] == legal[0]
