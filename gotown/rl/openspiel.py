@@ -224,7 +224,12 @@ class GoTownState(pyspiel.State):  # type: ignore[misc]
             if not player:
                 return []
         elif not player or player[0] == engine.active:
-            return self._legal_actions(engine.active)
+            table = self._table
+            if table.legal_at != engine.version:  # (as _legal_actions, a call less)
+                index_of = self._space.index_of[engine.active]
+                table.legal = sorted([index_of[action] for action in engine.legal_actions()])
+                table.legal_at = engine.version
+            return table.legal[:]
         return list(super().legal_actions(*player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
