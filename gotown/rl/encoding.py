@@ -355,6 +355,7 @@ class _Starts:
 
     size: int
     zeros: bytes  # the bytes of ``size`` zero floats
+    zeros_after_hand: bytes  # and of the zeros after the hand
     hand: int
     towers: int
     milkshakes: int
@@ -372,7 +373,14 @@ class _Starts:
 @cache
 def _starts(players: int) -> _Starts:
     size = observation_size(players)
-    return _Starts(size=size, zeros=bytes(4 * size), **_offsets(players))
+    starts = _Starts(
+        size=size,
+        zeros=bytes(4 * size),
+        zeros_after_hand=bytes(4 * (size - len(CODES))),
+        **_offsets(players),
+    )
+    assert starts.hand == 0  # (observe writes the hand first)
+    return starts
 
 
 #: A tower's nonzero features (offset from the tower's first, value) by its floors' codes:
@@ -423,8 +431,8 @@ def observe(game: Game, seat: int) -> Observation:
     if type(seat) is not int or not 0 <= seat < players:
         raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
     at = _starts(players)
-    obs = array("f", at.zeros)
-    obs[at.hand : at.hand + len(CODES)] = array("f", game.hands[seat])  # counts in kind order
+    obs = array("f", game.hands[seat])  # the hand comes first: its counts in kind order
+    obs.frombytes(at.zeros_after_hand)
     base = at.discard
     for kind in game.discard:
         obs[base + kind] += 1

@@ -107,7 +107,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._lost = False  # (an illegal action ended the episode, the game left as it was)
         self._legal_of: Game | None = None  # (the game and version self._legal is of)
         self._legal_version = -1
-        self._legal: dict[int, Action] = {}
+        self._legal: list[int] = []
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -142,13 +142,12 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         game = self.game
         if game.is_over or self._lost:
             raise InvalidActionError("the episode is over: call reset()")
-        legal = self._legal_now()
-        move = None
-        if type(action) is int or isinstance(action, np.integer):  # (not a bool, nor 1.0)
-            move = legal.get(int(action))
         try:
-            if move is not None:
-                game.apply_unchecked(move)
+            # (an int or a numpy integer, not a bool nor 1.0, among the legal indices)
+            if (type(action) is int or isinstance(action, np.integer)) and (
+                action in self._legal_now()
+            ):
+                game.apply_unchecked(self._space.by_seat[self.seat][action])
             else:
                 play_index(game, action, self._space)  # raises, naming the rule (or the range)
         except GoTownError as error:
@@ -189,24 +188,24 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             seat = game.active
             legal = game.legal_actions()
             bot = self.bots[seat]
-            if isinstance(bot, ViewlessRandom):
-                action = bot.pick(legal)
-            else:
-                action = bot.choose(self._views.view(seat), legal)
+            if isinstance(bot, ViewlessRandom):  # (its pick, inline: one of the legal actions)
+                game.apply_unchecked(legal[bot.rng.randrange(len(legal))])
+                continue
+            action = bot.choose(self._views.view(seat), legal)
             if action in legal:
                 game.apply_unchecked(action)
             else:
                 game.apply(action)  # a bot's mistake: the engine names the rule
 
-    def _legal_now(self) -> dict[int, Action]:
-        """The learner's legal actions now by index (none while it is not its turn), kept for
-        the position: the mask, ``action_masks`` and ``step`` all ask."""
+    def _legal_now(self) -> list[int]:
+        """The indices of the learner's legal actions now (none while it is not its turn),
+        kept for the position: the mask, ``action_masks`` and ``step`` all ask."""
         game = self.game
         if self._legal_of is not game or self._legal_version != game.version:
-            legal: dict[int, Action] = {}
+            legal: list[int] = []
             if not game.is_over and game.active == self.seat:
                 index_of = self._space.index_of[self.seat]
-                legal = {index_of[action]: action for action in game.legal_actions()}
+                legal = [index_of[action] for action in game.legal_actions()]
             self._legal_of, self._legal_version, self._legal = game, game.version, legal
         return self._legal
 
@@ -229,7 +228,7 @@ class ViewlessRandom:
     name = "random"
 
     def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
+        self.rng = random.Random(seed)
 
     def pick(self, legal_actions: Sequence[Action]) -> Action:
-        return legal_actions[self._rng.randrange(len(legal_actions))]
+        return legal_actions[self.rng.randrange(len(legal_actions))]
