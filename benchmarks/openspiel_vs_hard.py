@@ -8,16 +8,23 @@ with as many simulations a decision as ``hard`` has iterations
 (Wilson) interval, games without a winner (turn limit), and each side's median and 95th
 percentile time a decision.
 
-    .venv/bin/python benchmarks/openspiel_vs_hard.py --games 500 --workers 2
+    .venv/bin/python benchmarks/openspiel_vs_hard.py --games 500 --workers 2 \
+        --results openspiel-vs-hard.jsonl
 
 ``--iterations`` changes both sides' budget at once (a quick look: ``--iterations 100``).
+With ``--results``, each game's result is appended to that file (a JSON line) as it ends, and a
+rerun plays only the games the file lacks: a long run can stop and go on. A file holds the
+games of one setting (iterations, UCT constant, turn limit); another setting is refused.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
 
 import click
 from rich.progress import Progress
@@ -78,6 +85,48 @@ def _times(values: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1000:.0f} ms, 95th percentile {p95 * 1000:.0f} ms"
 
 
+#: What a results file records of its setting: a rerun must match it.
+SETTING = ("iterations", "uct_c", "turn_limit")
+WINNERS = ("hard", "openspiel", None)
+
+
+def load_results(path: Path, setting: dict[str, Any]) -> dict[int, Result]:
+    """The games already in ``path`` by index (none if it does not exist). A last line cut short
+    (a run stopped while writing) is dropped from the file; any other line that is not a game
+    of ``setting`` raises click.ClickException naming the line."""
+    if not path.exists():
+        return {}
+    text = path.read_text()
+    lines = text.split("\n")
+    if lines[-1]:  # no newline at the end: the last write was cut short
+        path.write_text("".join(line + "\n" for line in lines[:-1]))
+    done: dict[int, Result] = {}
+    for number, line in enumerate(lines[:-1], start=1):
+        try:
+            data = json.loads(line)
+            index = data["game"]
+            result = Result(
+                data["winner"], tuple(data["hard_times"]), tuple(data["openspiel_times"])
+            )
+            valid = type(index) is int and index >= 0 and result.winner in WINNERS
+        except (ValueError, KeyError, TypeError):
+            valid = False
+        if not valid:
+            raise click.ClickException(f"{path} line {number} is not a game's result: {line!r}")
+        theirs = {name: data.get(name) for name in SETTING}
+        if theirs != setting:
+            raise click.ClickException(
+                f"{path} holds games of another setting ({theirs}, line {number}), not "
+                f"{setting}: name another file"
+            )
+        done[index] = result
+    return done
+
+
+def _record(index: int, setting: dict[str, Any], result: Result) -> str:
+    return json.dumps({"game": index, **setting, **asdict(result)}) + "\n"
+
+
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=500, show_default=True)
 @click.option("--iterations", type=click.IntRange(min=1), default=None,
@@ -86,19 +135,38 @@ def _times(values: list[float]) -> str:
               help="ISMCTSBot's exploration constant.")  # fmt: skip
 @click.option("--turn-limit", type=click.IntRange(min=1), default=300, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
-def main(games: int, iterations: int | None, uct_c: float, turn_limit: int, workers: int) -> None:
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None,
+              help="Append each game here; a rerun plays only the missing ones.")  # fmt: skip
+def main(
+    games: int,
+    iterations: int | None,
+    uct_c: float,
+    turn_limit: int,
+    workers: int,
+    results_path: Path | None,
+) -> None:
     """Play OpenSpiel's ISMCTSBot against hard and print the result."""
     from gotown.analysis.tournament import wilson
     from gotown.bots import HARD_ITERATIONS
 
     budget = iterations or HARD_ITERATIONS
-    results: list[Result] = []
+    setting = {"iterations": budget, "uct_c": uct_c, "turn_limit": turn_limit}
+    done = load_results(results_path, setting) if results_path else {}
+    missing = [i for i in range(games) if i not in done]
+    if done:
+        click.echo(f"{games - len(missing)} of {games} games already in {results_path}")
     with ProcessPoolExecutor(workers) as pool, Progress() as progress:
-        task = progress.add_task("games", total=games)
-        futures = [pool.submit(play, i, budget, uct_c, turn_limit) for i in range(games)]
-        for future in futures:
-            results.append(future.result())
+        task = progress.add_task("games", total=games, completed=games - len(missing))
+        futures = {pool.submit(play, i, budget, uct_c, turn_limit): i for i in missing}
+        for future in as_completed(futures):
+            index = futures[future]
+            done[index] = future.result()
+            if results_path:
+                with results_path.open("a") as handle:
+                    handle.write(_record(index, setting, done[index]))
             progress.advance(task)
+    results = [done[i] for i in range(games)]
     wins = sum(r.winner == "hard" for r in results)
     losses = sum(r.winner == "openspiel" for r in results)
     low, high = wilson(wins, len(results))

@@ -12,7 +12,10 @@ In one run, each loop plays uniformly random legal actions for ``--seconds`` and
 - our OpenSpiel game in a Python loop (``legal_actions``, ``apply_action``, chance sampled
   from ``chance_outcomes``) beside OpenSpiel's pure-Python ``python_liars_poker``.
 
-Two players throughout. The machine is shared and noisy: compare the ratios of one run.
+Two players throughout. Each pair (ours, the peer) plays in ``--rounds`` turns, one after the
+other, and the time counted is the process's CPU time by default (``--clock cpu``): on a shared
+machine the wall clock counts the other processes' time too, and their load changes within a
+run. Compare the ratios of one run.
 
     .venv/bin/python benchmarks/rl_speed.py --seconds 10
 
@@ -27,12 +30,15 @@ import time
 from collections.abc import Callable
 
 import click
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 #: A loop: given seconds, returns (steps, seconds taken, engine actions or None).
 Loop = Callable[[float], tuple[int, float, int | None]]
+
+#: The clock the loops read (``--clock``): the process's CPU time, or the wall clock.
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+clock = CLOCKS["cpu"]
 
 
 def engine_loop(seconds: float) -> tuple[int, float, int | None]:
@@ -40,15 +46,15 @@ def engine_loop(seconds: float) -> tuple[int, float, int | None]:
 
     rng = random.Random(0)
     steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         game = Game.new(2, games, {"turn_limit": 500})
         while not game.is_over:
             legal = game.legal_actions()
             game.apply_unchecked(legal[rng.randrange(len(legal))])
             steps += 1
         games += 1
-    return steps, time.perf_counter() - start, None
+    return steps, clock() - start, None
 
 
 def aec_loop(make_env: Callable[[], object]) -> Loop:
@@ -56,19 +62,19 @@ def aec_loop(make_env: Callable[[], object]) -> Loop:
         env = make_env()
         rng = random.Random(0)
         steps = episodes = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            env.reset(seed=episodes)  # type: ignore[attr-defined]
+        start = clock()
+        while clock() - start < seconds:
+            env.reset(seed=None if episodes else 0)  # type: ignore[attr-defined]
             for _agent in env.agent_iter():  # type: ignore[attr-defined]
                 observation, _, termination, truncation, _ = env.last()  # type: ignore[attr-defined]
                 if termination or truncation:
                     env.step(None)  # type: ignore[attr-defined]
                     continue
-                legal = np.flatnonzero(observation["action_mask"]).tolist()
+                legal = observation["action_mask"].nonzero()[0].tolist()
                 env.step(legal[rng.randrange(len(legal))])  # type: ignore[attr-defined]
                 steps += 1
             episodes += 1
-        return steps, time.perf_counter() - start, None
+        return steps, clock() - start, None
 
     return loop
 
@@ -93,19 +99,19 @@ def gotown_gymnasium(seconds: float) -> tuple[int, float, int | None]:
     env = gymnasium.make("GoTown-v0", players=2, opponents=["random"]).unwrapped
     rng = random.Random(0)
     steps = actions = episodes = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        _, info = env.reset(seed=episodes)
+    start = clock()
+    while clock() - start < seconds:
+        _, info = env.reset(seed=None if episodes else 0)  # seeded once, as RLCard's env
         before = env.game.version
         done = False
         while not done:
-            legal = np.flatnonzero(info["action_mask"]).tolist()
+            legal = info["action_mask"].nonzero()[0].tolist()
             _, _, terminated, truncated, info = env.step(legal[rng.randrange(len(legal))])
             steps += 1
             done = terminated or truncated
         actions += env.game.version - before
         episodes += 1
-    return steps, time.perf_counter() - start, actions
+    return steps, clock() - start, actions
 
 
 def uno_env_step(seconds: float) -> tuple[int, float, int | None]:
@@ -114,14 +120,14 @@ def uno_env_step(seconds: float) -> tuple[int, float, int | None]:
     env = rlcard.make("uno", config={"seed": 0})
     rng = random.Random(0)
     steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         state, _ = env.reset()
         while not env.is_over():
             legal = list(state["legal_actions"])
             state, _ = env.step(legal[rng.randrange(len(legal))])
             steps += 1
-    return steps, time.perf_counter() - start, steps
+    return steps, clock() - start, steps
 
 
 def openspiel_loop(name: str, params: dict[str, object]) -> Loop:
@@ -136,8 +142,8 @@ def openspiel_loop(name: str, params: dict[str, object]) -> Loop:
         game = pyspiel.load_game(name, params)
         rng = random.Random(0)
         steps = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
@@ -147,7 +153,7 @@ def openspiel_loop(name: str, params: dict[str, object]) -> Loop:
                     legal = state.legal_actions()
                     state.apply_action(legal[rng.randrange(len(legal))])
                 steps += 1
-        return steps, time.perf_counter() - start, None
+        return steps, clock() - start, None
 
     return loop
 
@@ -166,30 +172,57 @@ ROWS: list[tuple[str, Loop, str | None, Loop | None]] = [
 ]
 
 
-def measure(loop: Loop, seconds: float) -> tuple[float, float | None] | str:
-    """Steps per second (and engine actions per second, if counted), or why not."""
+Tally = list[float]  # steps, seconds, actions (-1: not counted)
+
+
+def measure(loop: Loop, seconds: float, tally: Tally) -> str | None:
+    """Play ``loop`` for ``seconds`` and add what it did to ``tally``; or say why it cannot."""
     try:
         steps, taken, actions = loop(seconds)
     except ImportError as error:
         return f"not installed ({error.name})"
-    return steps / taken, None if actions is None else actions / taken
+    tally[0] += steps
+    tally[1] += taken
+    tally[2] = -1 if actions is None else tally[2] + actions
+    return None
+
+
+def rate(tally: Tally, problem: str | None) -> tuple[float, float | None] | str:
+    """Steps per second (and engine actions per second, if counted), or why not."""
+    if problem is not None:
+        return problem
+    steps, taken, actions = tally
+    return steps / taken, None if actions < 0 else actions / taken
 
 
 @click.command()
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=3.0, show_default=True,
-              help="Time each loop plays.")  # fmt: skip
-def main(seconds: float) -> None:
+              help="Time each loop plays, in all its rounds.")  # fmt: skip
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Turns each pair takes, ours then the peer's.")  # fmt: skip
+@click.option("--clock", "clock_name", type=click.Choice(sorted(CLOCKS)), default="cpu",
+              show_default=True, help="CPU time of this process, or the wall clock.")  # fmt: skip
+def main(seconds: float, rounds: int, clock_name: str) -> None:
     """Print steps/s of random legal play through each interface, ours beside its peer's."""
-    table = Table(title=f"Random legal play, 2 players, {seconds:g} s a loop (steps/s)")
+    global clock
+    clock = CLOCKS[clock_name]
+    title = f"Random legal play, 2 players, {seconds:g} s a loop in {rounds} rounds"
+    table = Table(title=f"{title} (steps per {clock_name} second)")
     for column in ("interface", "GoTown", "peer", "peer steps/s", "GoTown / peer"):
         table.add_column(column, justify="left" if column in ("interface", "peer") else "right")
     for interface, ours, peer_name, peer in ROWS:
-        mine = measure(ours, seconds)
+        tallies: list[Tally] = [[0, 0.0, 0], [0, 0.0, 0]]
+        problems: list[str | None] = [None, None]
+        for _ in range(rounds):
+            for side, loop in enumerate((ours, peer)):
+                if loop is not None and problems[side] is None:
+                    problems[side] = measure(loop, seconds / rounds, tallies[side])
+        mine = rate(tallies[0], problems[0])
         cells = [interface, _rate(mine)]
         if peer is None or peer_name is None:
             cells += ["", "", ""]
         else:
-            theirs = measure(peer, seconds)
+            theirs = rate(tallies[1], problems[1])
             ratio = (
                 f"{mine[0] / theirs[0]:.2f}"
                 if isinstance(mine, tuple) and isinstance(theirs, tuple)

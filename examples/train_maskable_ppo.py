@@ -36,9 +36,10 @@ def train(
     n_steps: int,
     batch_size: int,
     window: int,
-) -> tuple[Any, list[tuple[int, float]]]:
-    """The trained model and its curve: (steps, win rate of the last ``window`` games). The
-    ``envs`` games in step share each forward pass of the network (what costs most)."""
+) -> tuple[Any, list[tuple[int, float, float]]]:
+    """The trained model and its curve: (steps, seconds, win rate of the last ``window``
+    games). The ``envs`` games in step share each forward pass of the network (what costs
+    most)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -54,9 +55,10 @@ def train(
             for _ in range(envs)
         ]
     )
-    deadline = time.monotonic() + minutes * 60
+    started = time.monotonic()
+    deadline = started + minutes * 60
     results: list[float] = []
-    curve: list[tuple[int, float]] = []
+    curve: list[tuple[int, float, float]] = []
 
     class Curve(BaseCallback):  # type: ignore[misc]
         """Records each finished game; stops at the deadline."""
@@ -67,7 +69,8 @@ def train(
                     results.append(1.0 if info["episode"]["r"] > 0 else 0.0)
                     if len(results) % max(1, window // 4) == 0:
                         recent = results[-window:]
-                        curve.append((self.num_timesteps, sum(recent) / len(recent)))
+                        seconds = round(time.monotonic() - started, 1)
+                        curve.append((self.num_timesteps, seconds, sum(recent) / len(recent)))
             return time.monotonic() < deadline
 
     model = MaskablePPO(
@@ -120,7 +123,7 @@ def evaluate(path: Path, against: tuple[str, ...], games: int, players: int, see
 @click.option("--out", type=FILE, default=Path("ppo-gotown.zip"), show_default=True,
               help="Where to save the model.")  # fmt: skip
 @click.option("--curve", "curve_path", type=FILE, default=None,
-              help="Write the learning curve here (CSV: steps, win_rate).")  # fmt: skip
+              help="Write the learning curve here (CSV: steps, seconds, win_rate).")  # fmt: skip
 @click.option("--plot", "plot_path", type=FILE, default=None,
               help="Plot the learning curve here (png, svg, pdf).")  # fmt: skip
 @click.option("--eval-games", type=click.IntRange(min=0), default=200, show_default=True,
@@ -158,11 +161,11 @@ def main(
         f"trained {model.num_timesteps:,} steps in {time.monotonic() - started:.0f} s; saved {out}"
     )
     if curve:
-        click.echo(f"win rate against {opponent}, last {window} games: {curve[-1][1]:.1%}")
+        click.echo(f"win rate against {opponent}, last {window} games: {curve[-1][2]:.1%}")
     if curve_path:
         with curve_path.open("w", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["steps", "win_rate"])
+            writer.writerow(["steps", "seconds", "win_rate"])
             writer.writerows(curve)
     if plot_path:
         plot(curve, opponent, window, plot_path)
@@ -170,19 +173,20 @@ def main(
         evaluate(out, eval_against, eval_games, players, seed)
 
 
-def plot(curve: list[tuple[int, float]], opponent: str, window: int, path: Path) -> None:
+def plot(curve: list[tuple[int, float, float]], opponent: str, window: int, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 4))
-    axes.plot([s for s, _ in curve], [r for _, r in curve])
+    axes.plot([s for s, _, _ in curve], [r for _, _, r in curve])
     axes.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xlabel("training steps")
     axes.set_ylabel(f"win rate, last {window} games")
     axes.set_ylim(0, 1)
-    axes.set_title(f"MaskablePPO against {opponent}")
+    minutes = f", {curve[-1][1] / 60:.0f} minutes" if curve else ""
+    axes.set_title(f"MaskablePPO against {opponent}{minutes}")
     figure.tight_layout()
     figure.savefig(path)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .cards import CODES, KINDS
+from .cards import CODES, DECK_SIZE, KINDS
 from .errors import InvalidActionError
-from .views import Event, View
-from .zones import floor_codes
+from .views import Event, Floor, View
+from .zones import FloorT, floor_codes
 
 if TYPE_CHECKING:  # (types only: the game imports this module, never the reverse)
     from .game import Game, RawEvent
@@ -26,20 +26,16 @@ def check_seat(game: Game, seat: int | None) -> None:
         raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
 
 
-def _cards(counts: list[int]) -> tuple[str, ...]:
-    """A hand's cards (kept as a count per kind) as codes, in the order of the kinds."""
-    return tuple(CODES[k] for k in range(KINDS) for _ in range(counts[k]))
-
-
 def view(game: Game, seat: int | None, seen: list[Event]) -> View:
     """What ``seat`` may know of ``game`` (None: a spectator), with the events it has seen
-    (:func:`events`)."""
+    (:func:`events`; an empty list gives the view of a copy without history, as learners and
+    bots that read no history need, at a cost that does not grow with the game's length)."""
     check_seat(game, seat)
     hand = None
     if seat is not None:
-        hand = _cards(game.hands[seat])
+        hand = _hand_codes(game.hands[seat])
     outcome = game.outcome()
-    hands = None if outcome is None else tuple(_cards(counts) for counts in game.hands)
+    hands = None if outcome is None else tuple(_hand_codes(counts) for counts in game.hands)
     return View(
         seat=seat,
         players=game.players,
@@ -48,10 +44,10 @@ def view(game: Game, seat: int | None, seen: list[Event]) -> View:
         version=game.version,
         hand=hand,
         hand_sizes=tuple(game.hand_sizes),
-        towers=tuple(tuple(floor_codes(f) for f in t) for t in game.towers),
+        towers=tuple([tuple([_floor_codes(f) for f in t]) for t in game.towers]),
         milkshakes=tuple(game.milkshakes),
         donut=game.donut,
-        discard=tuple(CODES[k] for k in game.discard),
+        discard=tuple([CODES[k] for k in game.discard]),
         draw_size=len(game.draw),
         options=game.options,
         winner=None if outcome is None else outcome.winner,
@@ -59,6 +55,29 @@ def view(game: Game, seat: int | None, seen: list[Event]) -> View:
         events=tuple(seen),
         hands=hands,
     )
+
+
+#: Each kind's code repeated as often as a hand can hold it (R2: 54 cards in all).
+_RUNS: tuple[tuple[str, ...], ...] = tuple((code,) * DECK_SIZE for code in CODES)
+#: A floor's codes by its engine form: few floors exist, and a view shows every floor.
+_FLOORS: dict[FloorT, Floor] = {}
+
+
+def _hand_codes(counts: list[int]) -> tuple[str, ...]:
+    """A hand of counts per kind as its codes, in kind order."""
+    codes: tuple[str, ...] = ()
+    for kind in range(KINDS):
+        count = counts[kind]
+        if count:
+            codes += _RUNS[kind][:count]
+    return codes
+
+
+def _floor_codes(floor: FloorT) -> Floor:
+    codes = _FLOORS.get(floor)
+    if codes is None:
+        codes = _FLOORS[floor] = floor_codes(floor)
+    return codes
 
 
 def events(game: Game, seat: int | None, raw_events: list[RawEvent]) -> list[Event]:

@@ -11,8 +11,9 @@ number. A relative target ``r`` of the seat ``s`` that acts is the seat ``(s + r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -29,7 +30,9 @@ from gotown.engine import (
     InvalidActionError,
     Options,
     View,
+    observer,
 )
+from gotown.engine.zones import floor_codes
 
 #: Floors a tower can hold while the game goes on (``win_floors`` 5 ends it at the fifth):
 #: the floors a dog or a bone can aim at.
@@ -313,49 +316,102 @@ def encode_view(view: View, options: OptionsLike = None) -> Observation:
         raise InvalidActionError("encode_view needs a seat's view, not the public view (R22)")
     n = view.players
     me = view.seat
-    at = _offsets(n)
-    # Indices and values, set at once into zeros: cheaper than numpy item by item, or a list.
-    values: dict[int, float] = {}
-    base = at["hand"]
+    at = _starts(n)
+    # A C array of floats filled item by item, then seen by numpy without a copy: cheaper than
+    # numpy item by item, or a list made an array.
+    obs = array("f", at.zeros)
+    base = at.hand
     for code in view.hand:
-        index = base + _KIND[code]
-        values[index] = values.get(index, 0) + 1
-    base = at["discard"]
+        obs[base + _KIND[code]] += 1
+    base = at.discard
     for code in view.discard:
-        index = base + _KIND[code]
-        values[index] = values.get(index, 0) + 1
-    towers = at["towers"]
+        obs[base + _KIND[code]] += 1
     for seat in range(n):
         r = (seat - me) % n
         tower = view.towers[seat]
         if tower:
-            _encode_tower(values, towers + r * TOWER_SLOTS * FLOOR_FEATURES, tower)
-        values[at["milkshakes"] + r] = view.milkshakes[seat]
-        values[at["hand_sizes"] + r] = view.hand_sizes[seat]
-    values[at["donut"]] = view.donut
-    values[at["draw_size"]] = view.draw_size
-    values[at["discard_size"]] = len(view.discard)
-    values[at["active"] + (view.active - me) % n] = 1
-    values[at["turn"]] = view.turn
-    values[at["over"]] = view.over
+            base = at.towers + r * _TOWER_FEATURES
+            for offset, value in _tower_features(tower):
+                obs[base + offset] = value
+        obs[at.milkshakes + r] = view.milkshakes[seat]
+        obs[at.hand_sizes + r] = view.hand_sizes[seat]
+    obs[at.donut] = view.donut
+    obs[at.draw_size] = view.draw_size
+    obs[at.discard_size] = len(view.discard)
+    obs[at.active + (view.active - me) % n] = 1
+    obs[at.turn] = view.turn
+    obs[at.over] = view.over
     if view.winner is not None:
-        values[at["winner"] + (view.winner - me) % n] = 1
-    obs = np.zeros(observation_size(n), dtype=np.float32)
-    obs[list(values)] = list(values.values())
-    return obs
+        obs[at.winner + (view.winner - me) % n] = 1
+    return np.frombuffer(obs, dtype=np.float32)
 
 
-def _encode_tower(values: dict[int, float], base: int, tower: Sequence[tuple[str, ...]]) -> None:
-    for slot, floor in enumerate(tower[:TOWER_SLOTS]):
-        at = base + slot * FLOOR_FEATURES
-        first, second = _KIND[floor[0]], _KIND[floor[1]]
-        number = second if first == _JOKER else first
-        values[at] = 1
-        values[at + number] = 1  # the number, one-hot at at+1..at+8
-        if _JOKER in (first, second):
-            values[at + 9] = 1
-            values[at + 9 + (9 - number)] = 1  # the joker's value, one-hot at at+10..at+17
-        values[at + 18] = len(floor) - 2  # dogs
+_TOWER_FEATURES = TOWER_SLOTS * FLOOR_FEATURES
+
+
+@dataclass(frozen=True)
+class _Starts:
+    """Where each piece of the observation of a player count starts, and its size."""
+
+    size: int
+    zeros: bytes  # the bytes of ``size`` zero floats
+    zeros_after_hand: bytes  # and of the zeros after the hand
+    hand: int
+    towers: int
+    milkshakes: int
+    donut: int
+    hand_sizes: int
+    draw_size: int
+    discard_size: int
+    discard: int
+    active: int
+    turn: int
+    over: int
+    winner: int
+
+
+@cache
+def _starts(players: int) -> _Starts:
+    size = observation_size(players)
+    starts = _Starts(
+        size=size,
+        zeros=bytes(4 * size),
+        zeros_after_hand=bytes(4 * (size - len(CODES))),
+        **_offsets(players),
+    )
+    assert starts.hand == 0  # (observe writes the hand first)
+    return starts
+
+
+#: A tower's nonzero features (offset from the tower's first, value) by its floors' codes:
+#: towers change seldom, and each observation shows every tower.
+_TOWER_CACHE: dict[tuple[tuple[str, ...], ...], tuple[tuple[int, int], ...]] = {}
+#: Towers kept at most (then the cache starts again): a bound on the memory of a long run.
+_TOWER_CACHE_SIZE = 100_000
+
+
+def _tower_features(tower: tuple[tuple[str, ...], ...]) -> tuple[tuple[int, int], ...]:
+    features = _TOWER_CACHE.get(tower)
+    if features is None:
+        pairs: list[tuple[int, int]] = []
+        for slot, floor in enumerate(tower[:TOWER_SLOTS]):
+            at = slot * FLOOR_FEATURES
+            pairs += [(at + offset, value) for offset, value in _floor_features(floor)]
+        if len(_TOWER_CACHE) >= _TOWER_CACHE_SIZE:
+            _TOWER_CACHE.clear()
+        features = _TOWER_CACHE[tower] = tuple(pairs)
+    return features
+
+
+def _floor_features(floor: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Present, the number one-hot, a joker beside it and its value one-hot, dogs."""
+    first, second = _KIND[floor[0]], _KIND[floor[1]]
+    number = second if first == _JOKER else first
+    pairs = [(0, 1), (number, 1)]  # present; the number, one-hot at 1..8
+    if _JOKER in (first, second):  # a joker, and its value one-hot at 10..17
+        pairs += [(9, 1), (9 + (9 - number), 1)]
+    pairs.append((FLOOR_FEATURES - 1, len(floor) - 2))  # dogs
+    return pairs
 
 
 # -- what every interface asks of a game ------------------------------------------------------
@@ -365,10 +421,59 @@ DEFAULT_TURN_LIMIT = 500
 
 
 def observe(game: Game, seat: int) -> Observation:
-    """The observation of ``seat`` in ``game``: :func:`encode_view` of the seat's view. The view
-    is taken of a copy without history, whose view carries no events (they are not encoded, and
-    building them costs time in proportion to the game's length)."""
-    return encode_view(game.copy(history=False).view(seat))
+    """The observation of ``seat`` in ``game``, equal to :func:`encode_view` of the seat's view
+    (a test compares them on many positions) but read straight from the game's own zones,
+    skipping the view's cards as codes and the codes back to counts: every interface asks it
+    at each step. It reads what the seat may see and nothing else (R22): its own hand, the
+    public zones and the counts of the rest (the no-leak tests change every hidden card and
+    find it unchanged)."""
+    players = game.players
+    if type(seat) is not int or not 0 <= seat < players:
+        raise InvalidActionError(f"seat {seat!r} does not exist (R1)")
+    at = _starts(players)
+    obs = array("f", game.hands[seat])  # the hand comes first: its counts in kind order
+    obs.frombytes(at.zeros_after_hand)
+    base = at.discard
+    for kind in game.discard:
+        obs[base + kind] += 1
+    milkshakes, hand_sizes = game.milkshakes, game.hand_sizes
+    for other, tower in enumerate(game.towers):
+        r = (other - seat) % players
+        if tower:
+            features = _engine_tower_features(tuple(tower))
+            base = at.towers + r * _TOWER_FEATURES
+            obs[base : base + len(features)] = features
+        obs[at.milkshakes + r] = milkshakes[other]
+        obs[at.hand_sizes + r] = hand_sizes[other]
+    obs[at.donut] = game.donut
+    obs[at.draw_size] = len(game.draw)
+    obs[at.discard_size] = len(game.discard)
+    obs[at.active + (game.active - seat) % players] = 1
+    obs[at.turn] = game.turn
+    outcome = game.outcome()
+    if outcome is not None:
+        obs[at.over] = 1
+        if outcome.winner is not None:
+            obs[at.winner + (outcome.winner - seat) % players] = 1
+    return np.frombuffer(obs, dtype=np.float32)
+
+
+#: A tower's features as floats, from its first floor to its last shown, by the tower in the
+#: engine's form (floors of number, other card, dogs): written into an observation at once.
+_ENGINE_TOWER_CACHE: dict[tuple[tuple[int, int, int], ...], array[float]] = {}
+
+
+def _engine_tower_features(tower: tuple[tuple[int, int, int], ...]) -> array[float]:
+    features = _ENGINE_TOWER_CACHE.get(tower)
+    if features is None:
+        shown = min(len(tower), TOWER_SLOTS)
+        features = array("f", bytes(4 * shown * FLOOR_FEATURES))
+        for offset, value in _tower_features(tuple([floor_codes(floor) for floor in tower])):
+            features[offset] = value
+        if len(_ENGINE_TOWER_CACHE) >= _TOWER_CACHE_SIZE:
+            _ENGINE_TOWER_CACHE.clear()
+        _ENGINE_TOWER_CACHE[tower] = features
+    return features
 
 
 class SeatViews:
@@ -392,7 +497,7 @@ class SeatViews:
         if count > self._counts[seat]:
             seen += game.events(seat, self._counts[seat])
             self._counts[seat] = count
-        return replace(game.copy(history=False).view(seat), events=tuple(seen))
+        return observer.view(game, seat, seen)
 
 
 def returns(game: Game) -> list[float]:

@@ -17,6 +17,7 @@ truncates. The learner's seat is random each episode unless ``seat`` names it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,13 +25,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gotown.bots import Bot, bot_from_spec, hashed_seed
-from gotown.engine import Game, GoTownError, InvalidActionError, Options
+from gotown.bots import Bot, RandomBot, bot_from_spec, hashed_seed
+from gotown.engine import Action, Game, GoTownError, InvalidActionError, Options
 
 from .encoding import (
     DEFAULT_TURN_LIMIT,
     SeatViews,
-    action_mask,
     action_to_engine,
     observation_high,
     observation_size,
@@ -87,8 +87,8 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"{len(specs)} opponents for {players} players: name one bot per other seat, "
                 "or one for all"
             )
-        for spec in specs:
-            bot_from_spec(spec, 0)  # refuses an unknown level or parameter now
+        #: Which opponents are the ``random`` level (each game then seats a ViewlessRandom).
+        self._random = [type(bot_from_spec(spec, 0)) is RandomBot for spec in specs]
         if seat is not None and (type(seat) is not int or not 0 <= seat < players):
             raise ValueError(f"seat {seat!r} does not exist: seats are 0 to {players - 1} (R1)")
         self.players = players
@@ -102,9 +102,12 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.action_space = spaces.Discrete(self._space.size)
         self.game = Game.new(players, 0, self.options)
         self.seat = 0
-        self.bots: dict[int, Bot] = {}
+        self.bots: dict[int, Bot | ViewlessRandom] = {}
         self._views = SeatViews(self.game)
         self._lost = False  # (an illegal action ended the episode, the game left as it was)
+        self._legal_of: Game | None = None  # (the game and version self._legal is of)
+        self._legal_version = -1
+        self._legal: list[int] = []
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -123,10 +126,10 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             self.game = Game.new(self.players, deal, self.options)
             self._views = SeatViews(self.game)
             others = [s for s in range(self.players) if s != seat]
-            self.bots = {
-                s: bot_from_spec(spec, hashed_seed(f"gymnasium {deal} {s}"))
-                for s, spec in zip(others, self.opponents, strict=True)
-            }
+            self.bots = {}
+            for s, spec, plain in zip(others, self.opponents, self._random, strict=True):
+                seed = hashed_seed(f"gymnasium {deal} {s}")
+                self.bots[s] = ViewlessRandom(seed) if plain else bot_from_spec(spec, seed)
             self._play_bots()
             if not self.game.is_over:
                 return self.observation(), self._info()
@@ -140,7 +143,13 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         if game.is_over or self._lost:
             raise InvalidActionError("the episode is over: call reset()")
         try:
-            play_index(game, action)
+            # (an int or a numpy integer, not a bool nor 1.0, among the legal indices)
+            if (type(action) is int or isinstance(action, np.integer)) and (
+                action in self._legal_now()
+            ):
+                game.apply_unchecked(self._space.by_seat[self.seat][action])
+            else:
+                play_index(game, action, self._space)  # raises, naming the rule (or the range)
         except GoTownError as error:
             action_to_engine(action, self.players, self.options)  # out of range: always raise
             if self.illegal == "raise":
@@ -150,11 +159,13 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._lost = True
             return self.observation(), -1.0, True, False, info
         self._play_bots()
-        reward = returns(game)[self.seat]
         outcome = game.outcome()
-        terminated = outcome is not None and outcome.winner is not None
-        truncated = outcome is not None and outcome.winner is None
-        return self.observation(), reward, terminated, truncated, self._info()
+        observation, info = observe(game, self.seat), self._info()
+        if outcome is None:
+            return observation, 0.0, False, False, info
+        if outcome.winner is None:  # a turn limit (R23): truncated, no winner
+            return observation, 0.0, False, True, info
+        return observation, returns(game)[self.seat], True, False, info
 
     def observation(self) -> np.ndarray:
         """The learner's observation now (what ``reset`` and ``step`` return)."""
@@ -162,7 +173,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as booleans (sb3-contrib's MaskablePPO calls this)."""
-        return self._mask().astype(bool)
+        return self._mask().view(bool)
 
     def render(self) -> str | None:
         """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
@@ -176,17 +187,51 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not game.is_over and game.active != self.seat:
             seat = game.active
             legal = game.legal_actions()
-            action = self.bots[seat].choose(self._views.view(seat), legal)
+            bot = self.bots[seat]
+            if isinstance(bot, ViewlessRandom):  # (its pick, inline: one of the legal actions)
+                game.apply_unchecked(legal[bot.rng.randrange(len(legal))])
+                continue
+            action = bot.choose(self._views.view(seat), legal)
             if action in legal:
                 game.apply_unchecked(action)
             else:
                 game.apply(action)  # a bot's mistake: the engine names the rule
 
-    def _mask(self) -> np.ndarray:
+    def _legal_now(self) -> list[int]:
+        """The indices of the learner's legal actions now (none while it is not its turn),
+        kept for the position: the mask, ``action_masks`` and ``step`` all ask."""
         game = self.game
-        if game.is_over or game.active != self.seat:
-            return np.zeros(self._space.size, dtype=np.int8)
-        return action_mask(game.legal_actions(), self.seat, self.players, self.options)
+        if self._legal_of is not game or self._legal_version != game.version:
+            legal: list[int] = []
+            if not game.is_over and game.active == self.seat:
+                index_of = self._space.index_of[self.seat]
+                legal = [index_of[action] for action in game.legal_actions()]
+            self._legal_of, self._legal_version, self._legal = game, game.version, legal
+        return self._legal
+
+    def _mask(self) -> np.ndarray:
+        mask = bytearray(self._space.size)
+        for index in self._legal_now():
+            mask[index] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._mask(), "seat": self.seat}
+        mask = bytearray(self._space.size)  # (as _mask: each step asks, a call less)
+        for index in self._legal_now():
+            mask[index] = 1
+        return {"action_mask": np.frombuffer(mask, dtype=np.int8), "seat": self.seat}
+
+
+class ViewlessRandom:
+    """The ``random`` level without the view it never reads: the uniformly random legal action
+    that :class:`~gotown.bots.RandomBot` plays from the same seed (a test plays both side by
+    side), with no view built for it. Building a view costs more than the rest of a random
+    opponent's move, and it sees nothing at all here (R22 holds trivially)."""
+
+    name = "random"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def pick(self, legal_actions: Sequence[Action]) -> Action:
+        return legal_actions[self.rng.randrange(len(legal_actions))]

@@ -55,6 +55,9 @@ from .encoding import (
 )
 
 SHORT_NAME = "python_gotown"
+_SEED_BYTE_OUTCOMES = [(byte, 1 / 256) for byte in range(256)]
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 #: Chance nodes at the start, one byte of the deal's seed each (2**32 deals).
 SEED_BYTES = 4
 #: Actions a turn can hold at most: each but the end spends a card of the hand (54 cards, R2).
@@ -148,13 +151,17 @@ class GoTownGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class _Table:
-    """The engine game of a state. OpenSpiel's ``clone`` deep-copies a state's attributes:
-    this copies the game with :meth:`Game.copy`, not object by object."""
+    """The engine game of a state, and the legal indices last asked of it (OpenSpiel asks for
+    them, then applies one: the index is checked among them, not the engine's actions scanned
+    again). OpenSpiel's ``clone`` deep-copies a state's attributes: this copies the game with
+    :meth:`Game.copy`, not object by object, and leaves the legal indices to be found again."""
 
-    __slots__ = ("engine",)
+    __slots__ = ("engine", "legal", "legal_at")
 
     def __init__(self, engine: Game | None = None) -> None:
         self.engine = engine
+        self.legal: list[int] = []  # the legal indices at the engine's version ``legal_at``
+        self.legal_at = -1
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Table:
         return _Table(None if self.engine is None else self.engine.copy())
@@ -163,7 +170,7 @@ class _Table:
         return {"engine": self.engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.engine = state["engine"]
+        self.__init__(state["engine"])  # type: ignore[misc]
 
 
 class GoTownState(pyspiel.State):  # type: ignore[misc]
@@ -198,18 +205,52 @@ class GoTownState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         engine = self._table.engine
         if engine is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        return int(pyspiel.PlayerId.TERMINAL) if engine.is_over else engine.active
+            return _CHANCE
+        return _TERMINAL if engine.is_over else engine.active
+
+    def is_chance_node(self) -> bool:
+        """OpenSpiel's answer (``current_player`` is chance), given here in Python."""
+        return self._table.engine is None
+
+    def legal_actions(self, *player: int) -> list[int]:
+        """OpenSpiel's answer, given here in Python for the player to act: its C++ side asks
+        the Python side four times (is it terminal, chance, whose turn) before it asks
+        ``_legal_actions``. Any other question (another player's actions) goes to OpenSpiel."""
+        engine = self._table.engine
+        if engine is None:
+            if not player:
+                return list(range(256))  # the chance outcomes, as OpenSpiel lists them
+        elif engine.is_over:
+            if not player:
+                return []
+        elif not player or player[0] == engine.active:
+            table = self._table
+            if table.legal_at != engine.version:  # (as _legal_actions, a call less)
+                index_of = self._space.index_of[engine.active]
+                table.legal = sorted([index_of[action] for action in engine.legal_actions()])
+                table.legal_at = engine.version
+            return table.legal[:]
+        return list(super().legal_actions(*player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(byte, 1 / 256) for byte in range(256)]
+        return _SEED_BYTE_OUTCOMES[:]
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self._space.legal_indices(self.engine)
+        table = self._table
+        engine = self.engine
+        if table.legal_at != engine.version:
+            table.legal = self._space.legal_indices(engine)
+            table.legal_at = engine.version
+        return table.legal[:]
 
     def _apply_action(self, action: int) -> None:
-        if self._table.engine is not None:
-            play_index(self._table.engine, action, self._space)
+        table = self._table
+        engine = table.engine
+        if engine is not None:
+            if table.legal_at == engine.version and type(action) is int and action in table.legal:
+                engine.apply_unchecked(self._space.by_seat[engine.active][action])
+            else:
+                play_index(engine, action, self._space)  # checked: raises, naming the rule
             return
         if not 0 <= action < 256:
             raise ValueError(f"chance outcome {action} is not a byte (0 to 255)")

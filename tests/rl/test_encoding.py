@@ -21,6 +21,7 @@ from gotown.rl.encoding import (
     observation_high,
     observation_layout,
     observation_size,
+    observe,
     space_of,
 )
 
@@ -182,6 +183,7 @@ def test_no_leak_changing_every_hidden_card_changes_no_observation(players: int)
                 continue
             changed += 1
             assert np.array_equal(encode_view(game.view(seat)), encode_view(other.view(seat)))
+            assert np.array_equal(observe(game, seat), observe(other, seat))
             if game.active == seat:
                 mask = action_mask(game.legal_actions(), seat, players)
                 assert np.array_equal(mask, action_mask(other.legal_actions(), seat, players))
@@ -220,3 +222,30 @@ def test_seat_views_equal_the_engines_views_as_the_game_goes_on(players: int) ->
                 continue
             for seat in range(players):
                 assert views.view(seat) == game.view(seat)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_observe_reads_the_game_as_encode_view_reads_the_seats_view(players: int) -> None:
+    """The interfaces' fast path (the game's zones, no view) and the view's encoding agree on
+    every position of random games, finished ones included (winner, turn limit)."""
+    compared = 0
+    endings = set()
+    for seed in range(4):
+        options = OPTION_SETS[seed % 2 + 2]
+        for game in random_positions(players, seed, options, turn_limit=40 if seed % 2 else 200):
+            for seat in range(players):
+                expected = encode_view(game.view(seat))
+                obs = observe(game, seat)
+                assert obs.dtype == np.float32 and obs.shape == expected.shape
+                assert np.array_equal(obs, expected), (seed, game.turn, seat)
+                compared += 1
+        outcome = game.outcome()
+        assert outcome is not None
+        endings.add(outcome.winner is None)
+    assert compared > 200 and endings == {True, False}  # a win and a turn limit among them
+
+
+@pytest.mark.parametrize("seat", [-1, 2, True, 1.0, None])
+def test_observe_refuses_a_seat_that_does_not_exist(seat: object) -> None:
+    with pytest.raises(InvalidActionError, match="does not exist"):
+        observe(Game.new(2, 1), seat)  # type: ignore[arg-type]

@@ -10,8 +10,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gotown.rl  # noqa: F401  (registers GoTown-v0)
-from gotown.engine import IllegalActionError, InvalidActionError, InvalidOptionsError
-from gotown.rl.gymnasium import GoTownEnv
+from gotown.bots import RandomBot, bot_from_spec, hashed_seed
+from gotown.engine import Game, IllegalActionError, InvalidActionError, InvalidOptionsError
+from gotown.rl import action_to_engine
+from gotown.rl.gymnasium import GoTownEnv, ViewlessRandom
 
 from .helpers import random_positions, with_hidden_cards_changed
 
@@ -128,3 +130,43 @@ def test_no_leak_the_observation_ignores_every_hidden_card() -> None:
         assert np.array_equal(env.observation(), other_env.observation())
         checked += 1
     assert checked > 5
+
+
+@pytest.mark.parametrize(("players", "opponents"), [(2, ["random"]), (3, ["random", "easy"])])
+def test_a_random_opponent_plays_as_the_random_bot_given_its_view(
+    players: int, opponents: list[str]
+) -> None:
+    """The env's random opponent builds no view; replaying each episode with the bots of
+    ``bot_from_spec`` (RandomBot given the seat's view) plays every action the same."""
+    env = GoTownEnv(players=players, opponents=opponents)
+    for seed in range(6):
+        _play(env, seed)
+        assert any(isinstance(bot, ViewlessRandom) for bot in env.bots.values())
+        origin = env.game.origin
+        assert origin is not None
+        replay = Game.new(players, origin["seed"], origin["options"])
+        bots = {
+            seat: bot_from_spec(spec, hashed_seed(f"gymnasium {origin['seed']} {seat}"))
+            for seat, spec in zip(sorted(env.bots), opponents, strict=True)
+        }
+        assert any(isinstance(bot, RandomBot) for bot in bots.values())
+        for action in env.game.actions:
+            seat = replay.active
+            if seat != env.seat:
+                assert bots[seat].choose(replay.view(seat), replay.legal_actions()) == action
+            replay.apply(action)
+        assert replay.outcome() == env.game.outcome()
+
+
+def test_step_takes_numpy_integers_and_refuses_other_types() -> None:
+    env = GoTownEnv(opponents=["random"], illegal="lose")
+    _, info = env.reset(seed=2)
+    before = env.game.to_position()
+    legal = np.flatnonzero(info["action_mask"])
+    for bad in (True, float(legal[0]), str(legal[0]), None):
+        with pytest.raises(InvalidActionError, match="an action index is an integer"):
+            env.step(bad)
+        assert env.game.to_position() == before
+    played = len(env.game.actions)
+    env.step(np.int64(legal[-1]))
+    assert env.game.actions[played] == action_to_engine(int(legal[-1]), 2, seat=env.seat)

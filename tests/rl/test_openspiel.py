@@ -4,14 +4,17 @@ holds a card the player may not see (R22)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyspiel
 import pytest
 from absl import flags
+from click.testing import CliRunner
 from open_spiel.python.algorithms import generate_playthrough, ismcts, mcts
 from open_spiel.python.observation import make_observation
 
@@ -194,13 +197,18 @@ def test_openspiel_ismcts_and_mcts_bots_play_a_game() -> None:
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
+def _head_to_head() -> Any:
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_vs_hard.py"
     spec = importlib.util.spec_from_file_location("benchmarks_openspiel_vs_hard", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # (its dataclass looks its module up)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
+    module = _head_to_head()
     for index in (0, 1):  # OpenSpiel's bot in seat 0, then in seat 1
         result = module.play(index, iterations=5, uct_c=2.0, turn_limit=40)
         assert result.winner in ("hard", "openspiel", None)
@@ -219,3 +227,72 @@ def test_the_golden_playthrough_replays_unchanged() -> None:
         flags.FLAGS.mark_as_parsed()
     original, new = generate_playthrough.replay(str(PLAYTHROUGH))
     assert new == original
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_legal_actions_answered_in_python_agree_with_openspiels_own(
+    params: dict[str, object],
+) -> None:
+    """``legal_actions`` and ``is_chance_node`` skip OpenSpiel's C++ side for the player to
+    act; at chance, decision and terminal nodes, for every player, they say what it says."""
+    game = pyspiel.load_game("python_gotown", params)
+    players = game.num_players()
+    rng = np.random.default_rng(3)
+    kinds = set()
+    for _ in range(2):
+        state = game.new_initial_state()
+        while True:
+            current = state.current_player()
+            kinds.add("chance" if current < 0 and not state.is_terminal() else "other")
+            assert state.is_chance_node() == (current == pyspiel.PlayerId.CHANCE)
+            assert state.legal_actions() == pyspiel.State.legal_actions(state)
+            for player in range(players):
+                mine = state.legal_actions(player)
+                assert mine == pyspiel.State.legal_actions(state, player)
+                assert mine == sorted(mine)
+            if state.is_terminal():
+                kinds.add("terminal")
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert kinds == {"chance", "other", "terminal"}
+
+
+def test_an_illegal_action_after_the_legal_ones_were_asked_leaves_the_game_as_it_was() -> None:
+    game = pyspiel.load_game("python_gotown", {"players": 2})
+    state = game.new_initial_state()
+    for _ in range(SEED_BYTES):
+        state.apply_action(9)
+    legal = state.legal_actions()
+    legal.clear()  # (the caller's copy: the state's own list is untouched)
+    legal = state.legal_actions()
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
+    before = state.engine.to_position()
+    with pytest.raises(Exception, match=r"\(R\d+"):
+        state.apply_action(illegal)
+    assert state.engine.to_position() == before and state.legal_actions() == legal
+    state.apply_action(legal[0])
+    assert len(state.engine.actions) == 1 and state.history()[-1] == legal[0]
+
+
+def test_the_head_to_head_benchmark_resumes_from_its_results_file(tmp_path: Path) -> None:
+    """Each game is appended as it ends; a rerun plays only the games the file lacks, drops a
+    last line cut short, and refuses a file of another setting."""
+    main = _head_to_head().main
+    results = tmp_path / "results.jsonl"
+    quick = ["--iterations", "3", "--turn-limit", "30", "--results", str(results)]
+    first = CliRunner().invoke(main, ["--games", "2", *quick])
+    assert first.exit_code == 0, first.output
+    games = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(game["game"] for game in games) == [0, 1]
+    assert all(game["iterations"] == 3 and game["turn_limit"] == 30 for game in games)
+    results.write_text(results.read_text() + '{"game": 2, "winn')  # a run stopped mid-write
+    again = CliRunner().invoke(main, ["--games", "3", *quick])
+    assert again.exit_code == 0, again.output
+    assert "2 of 3 games already in" in again.output and "3 games, 3 iterations" in again.output
+    lines = results.read_text().splitlines()
+    assert len(lines) == 3 and lines[:2] == [json.dumps(game) for game in games]
+    assert json.loads(lines[2])["game"] == 2
+    other = CliRunner().invoke(main, ["--games", "3", *quick[:2], "--turn-limit", "40",
+                                      "--results", str(results)])  # fmt: skip
+    assert other.exit_code != 0 and "another setting" in other.output
+    assert results.read_text().splitlines() == lines

@@ -39,9 +39,11 @@ def test_the_example_trains_saves_plots_and_evaluates(trained: tuple[Path, Path,
     assert "trained 2,048 steps" in output
     assert "ppo vs random: won " in output and " of 2 " in output
     rows = list(csv.reader(curve.open()))
-    assert rows[0] == ["steps", "win_rate"] and len(rows) > 2
+    assert rows[0] == ["steps", "seconds", "win_rate"] and len(rows) > 2
     steps = [int(row[0]) for row in rows[1:]]
-    assert steps == sorted(steps) and all(0 <= float(row[1]) <= 1 for row in rows[1:])
+    seconds = [float(row[1]) for row in rows[1:]]
+    assert steps == sorted(steps) and seconds == sorted(seconds) and seconds[0] >= 0
+    assert all(0 <= float(row[2]) <= 1 for row in rows[1:])
 
 
 def test_the_policy_plays_legal_actions_from_any_seat(trained: tuple[Path, Path, str]) -> None:
