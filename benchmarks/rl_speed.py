@@ -19,7 +19,7 @@ run. Compare the ratios of one run.
 
     .venv/bin/python benchmarks/rl_speed.py --seconds 10
 
-The peers need ``pip install -e '.[rl,bench]'`` and ``pygame-ce`` (PettingZoo's classic games
+The peers need ``pip install -e '.[rl,bench]'`` (``pygame-ce`` among them: PettingZoo's classic games
 import it); a peer that is missing is reported as such.
 """
 
