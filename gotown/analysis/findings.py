@@ -173,7 +173,8 @@ def card_findings(tables: Tables, name: str, players: int) -> list[dict[str, Any
 def paired(games: pl.DataFrame, base: str, other: str) -> dict[str, Any]:
     """The mean change, game by game, from configuration ``base`` to ``other`` (the same deals:
     game ``i`` of both is dealt alike), in turns and in the first player's wins, with 95%
-    intervals: a paired comparison, narrower than two separate intervals."""
+    intervals: a paired comparison, narrower than two separate intervals. ``base`` holds the
+    baseline's own means over those same games (its other games would mix in other deals)."""
     import polars as pl
 
     def of(name: str) -> pl.DataFrame:
@@ -184,7 +185,11 @@ def paired(games: pl.DataFrame, base: str, other: str) -> dict[str, Any]:
     joined = of(base).join(of(other), on="game", suffix="_other")
     turns = (joined["turns_other"] - joined["turns"]).to_list()
     first = (joined["first_other"] - joined["first"]).to_list()
-    return {"turns": mean(turns), "first_player": mean(first)}
+    base_means = {
+        "turns": mean(joined["turns"].cast(pl.Float64).to_list())["mean"],
+        "first_player": mean(joined["first"].cast(pl.Float64).to_list())["mean"],
+    }
+    return {"turns": mean(turns), "first_player": mean(first), "base": base_means}
 
 
 def option_findings(

@@ -114,15 +114,20 @@ def headlines(data: dict[str, Any]) -> list[str]:
             changes = []
             change = r.get("change") or {}
             turns, first = change.get("turns"), change.get("first_player")
+            # The baseline over the same deals as the option's games, not over all of its own.
+            paired_base = change.get("base") or {}
             if turns and turns["n"] > 1 and against(*_pair(turns["ci95"]), 0.0) != ALIKE:
+                was = paired_base.get("turns", base["turns"]["mean"])
                 changes.append(
-                    f"turns {base['turns']['mean']:.1f} → {r['turns']['mean']:.1f} (paired "
-                    f"change {number(turns)})"
+                    f"turns {was:.1f} → {r['turns']['mean']:.1f} over the same "
+                    f"{turns['n']} deals (paired change {number(turns)})"
                 )
             if first and first["n"] > 1 and against(*_pair(first["ci95"]), 0.0) != ALIKE:
+                was = paired_base.get("first_player", base["first_player"]["rate"])
                 changes.append(
-                    f"the first player's win rate {100 * base['first_player']['rate']:.1f}% → "
-                    f"{100 * r['first_player']['rate']:.1f}% ({points(first)})"
+                    f"the first player's win rate {100 * was:.1f}% → "
+                    f"{100 * r['first_player']['rate']:.1f}% over the same {first['n']} deals "
+                    f"({points(first)})"
                 )
             if changes:
                 lines.append(f"{r['name']}: {'; '.join(changes)} (against the defaults).")

@@ -79,3 +79,25 @@ def test_an_option_is_compared_game_by_game_with_its_baseline() -> None:
     assert change["turns"]["mean"] == 2.0 and change["turns"]["ci95"] == [2.0, 2.0]
     assert change["first_player"]["mean"] == pytest.approx(-1 / 3)  # game 2: lost, not won
     assert any(line.startswith(f"{short.name}: turns 5.0 → 7.0") for line in headlines(data))
+
+
+def test_an_option_on_fewer_games_is_set_against_its_baseline_on_the_same_deals() -> None:
+    # The baseline played 5 games, the option only the first 3 of the same deals: its headline
+    # compares with the baseline's mean over those 3 (5.0), not over all 5 (its last two games
+    # are long ones: 20 turns), nor with the first player's rate over all 5.
+    base = Configuration(("random", "random"), games=5, study="seat")
+    short = Configuration(("random", "random"), {"win_floors": 4}, games=3, study="option")
+    observed = []
+    for configuration, turns, winners in (
+        (base, [4, 5, 6, 20, 20], [0, 0, 0, 1, 1]),
+        (short, [6, 7, 8], [1, 1, 1]),
+    ):
+        for index, (length, winner) in enumerate(zip(turns, winners, strict=True)):
+            game = _game(index, winner, winner, length)
+            game.game["configuration"] = configuration.name
+            observed.append(game)
+    data = findings([base, short], frames(observed))
+    lines = [line for line in headlines(data) if line.startswith(short.name)]
+    assert len(lines) == 1
+    assert "turns 5.0 → 7.0 over the same 3 deals" in lines[0]
+    assert "win rate 100.0% → 0.0% over the same 3 deals" in lines[0]
