@@ -19,8 +19,8 @@ run. Compare the ratios of one run.
 
     .venv/bin/python benchmarks/rl_speed.py --seconds 10
 
-The peers need ``pip install -e '.[rl,bench]'`` (``pygame-ce`` among them: PettingZoo's classic games
-import it); a peer that is missing is reported as such.
+The peers need ``pip install -e '.[rl,bench]'`` (``pygame-ce`` among them: PettingZoo's classic
+games import it); a peer that is missing is reported as such.
 """
 
 from __future__ import annotations
