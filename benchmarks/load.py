@@ -73,12 +73,15 @@ def _free_port() -> int:
         return port
 
 
-def _start(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _start(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``gotown serve`` on ``port``, its log in the file ``log`` (a pipe nobody reads would stop
+    the server once full: uvicorn logs every socket's opening)."""
     command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
     for _ in range(600):
         if server.poll() is not None:
-            raise click.ClickException(f"the server stopped: {server.stderr.read().decode()}")  # type: ignore[union-attr]
+            raise click.ClickException(f"the server stopped: {log.read_text()[-2000:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return server
@@ -289,7 +292,7 @@ def main(
         servers = []
         try:
             for port in ports:
-                servers.append(_start(port, env))
+                servers.append(_start(port, env, Path(tmp) / f"server-{port}.log"))
             bases = [f"http://127.0.0.1:{port}" for port in ports]
             pids = [server.pid for server in servers]
             result = asyncio.run(_run(bases, pids, games, rate, seconds, http_share))
