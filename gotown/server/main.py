@@ -39,13 +39,15 @@ DESCRIPTION = (
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     # Counted where the notices travel: in this process, or in the Redis every process shares.
-    rate_limit = ApiRateLimit(settings.rate_limit_per_minute, settings.broadcast_url)
+    rate_limit = ApiRateLimit(
+        settings.rate_limit_per_minute, settings.broadcast_url, pool_size=settings.redis_pool_size
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.database_url, settings.sqlite_synchronous)
         await asyncio.to_thread(store.migrate)
-        pubsub = PubSub(settings.broadcast_url)
+        pubsub = PubSub(settings.broadcast_url, settings.redis_pool_size)
         await pubsub.connect()
         service = GameService(settings, store, pubsub)
         app.state.service = service

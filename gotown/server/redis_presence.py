@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .redis_link import Link, fail_fast, location
+from .redis_link import DEFAULT_POOL_SIZE, Link, blocking_pool, location
 
 log = logging.getLogger("gotown.server.presence")
 
@@ -98,7 +98,15 @@ def snapshot_of(entries: Iterable[tuple[Any, float]], now: float) -> Snapshot:
 class RedisPresence:
     """Presence of every game in one Redis (see the module's docstring)."""
 
-    def __init__(self, url: str, *, ttl: float, keep: float, timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl: float,
+        keep: float,
+        timeout: float = 2.0,
+        pool_size: int = DEFAULT_POOL_SIZE,
+    ) -> None:
         from redis import asyncio as aioredis
 
         if ttl <= 0:
@@ -109,8 +117,10 @@ class RedisPresence:
         """Seconds between two heartbeats of a process."""
         self.keep = max(keep, ttl)
         # Fail fast (one quick retry, for a connection Redis dropped): a request must not hang on
-        # an outage, and the heartbeat tries again anyway.
-        self._redis: Any = aioredis.Redis.from_url(url, **fail_fast(timeout))
+        # an outage, and the heartbeat tries again anyway. At most ``pool_size`` connections:
+        # more callers wait (up to ``timeout``) for one.
+        pool = blocking_pool(url, size=pool_size, timeout=timeout)
+        self._redis: Any = aioredis.Redis.from_pool(pool)
         self._link = Link()
 
     async def close(self) -> None:

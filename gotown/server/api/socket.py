@@ -10,11 +10,11 @@ checked by the same schema; refusals come back as ``{"type": "error", "error": {
 new events come with the push) or ``{"type": "ping"}``. Frames are JSON text; a frame larger
 than a request body may be (``max_body_bytes``) closes the socket with 1009. The sockets of one
 address share a budget of messages (``rate_limit_per_minute`` a minute, kept by
-:mod:`~gotown.server.services.sockets`): the message one more than a minute allows is answered ``too-many-requests`` and its
-socket closed with 4429, so that a flood costs the server nothing more once it is over (it is
-never read again) and cannot starve the other clients. A new socket over the caps of that module
-(per address, per game, the descriptor reserve) or of an address whose budget is spent is
-refused the same way.
+:mod:`~gotown.server.services.sockets`): the message one more than a minute allows is answered
+``too-many-requests`` and its socket closed with 4429, so that a flood costs the server nothing
+more once it is over (it is never read again) and cannot starve the other clients. A new socket
+over the caps of that module (per address, per game, the descriptor reserve) or of an address
+whose budget is spent is refused the same way.
 
 Close codes: 4400 (a bad first message), 4401/4403/4404 (token, game), 4422 (a bad
 ``events_from``), 4429 (the rate limit, :mod:`~gotown.server.middleware`, a flood of messages,

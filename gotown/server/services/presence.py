@@ -197,6 +197,7 @@ class SharedPresence(LocalPresence):
             settings.broadcast_url,
             ttl=settings.presence_ttl,
             keep=max(0.0, settings.absent_seconds) + settings.presence_ttl,
+            pool_size=settings.redis_pool_size,
         )
 
     def away_for(self, live: LiveGame, seat: int) -> float:
