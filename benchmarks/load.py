@@ -7,8 +7,9 @@ waiting for an answer plays one of its legal actions, chosen at random, over its
 in ``--http-share``) over HTTP. It reports the actions a second achieved against the target,
 the time from an action's sending to the update reaching the *other* seat's socket (median,
 p99, max), the HTTP answers' p99, the errors (they must be 0), the server's memory per open
-game and its CPU. With two processes the seats of a game sit on different processes, so every
-update crosses the broadcast.
+game, its CPU and the longest pause of its garbage collector (which the server logs when it
+stops). With two processes the seats of a game sit on different processes, so every update
+crosses the broadcast.
 
     .venv/bin/python benchmarks/load.py --games 1000 --rate 200 --seconds 60
     .venv/bin/python benchmarks/load.py --database-url postgresql+psycopg://postgres@127.0.0.1/load
@@ -23,6 +24,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -89,6 +91,12 @@ def _start(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]
     raise click.ClickException("the server did not answer within 60 s")
 
 
+def _gc_pause(log: Path) -> float | None:
+    """The longest garbage-collection pause (ms) that the server logged when it stopped."""
+    found = re.search(r"garbage collection: longest pause ([0-9.]+) ms", log.read_text())
+    return float(found.group(1)) if found else None
+
+
 def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -116,6 +124,13 @@ async def _create(http: httpx.AsyncClient, bases: list[str], index: int) -> Tabl
             Seat(created["game_id"], joined["token"], other),
         ]
     )
+
+
+async def _open_socket(seat: Seat) -> None:
+    """Connect the seat's socket (patiently: a loaded server accepts slowly) and say who it is."""
+    ws_base = seat.base.replace("http", "ws", 1)
+    seat.socket = await connect(f"{ws_base}/ws/games/{seat.game_id}", open_timeout=120)
+    await seat.socket.send(json.dumps({"token": seat.token}))
 
 
 async def _listen(table: Table, seat: Seat, figures: Figures) -> None:
@@ -194,11 +209,8 @@ async def _run(
             for start in range(0, games, 50):
                 batch = range(start, min(games, start + 50))
                 tables += await asyncio.gather(*(_create(http, bases, i) for i in batch))
-                for table in tables[start:]:
-                    for seat in table.seats:
-                        ws_base = seat.base.replace("http", "ws", 1)
-                        seat.socket = await connect(f"{ws_base}/ws/games/{seat.game_id}")
-                        await seat.socket.send(json.dumps({"token": seat.token}))
+                opening = [_open_socket(seat) for table in tables[start:] for seat in table.seats]
+                await asyncio.gather(*opening)
                 progress.advance(task, len(batch))
         listeners = [
             asyncio.create_task(_listen(table, seat, figures))
@@ -299,7 +311,13 @@ def main(
         finally:
             for server in servers:
                 server.terminate()
-                server.wait(30)
+                try:
+                    server.wait(30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+        pauses = [_gc_pause(Path(tmp) / f"server-{port}.log") for port in ports]
+    result["gc_longest_pause_ms"] = max((p for p in pauses if p is not None), default=None)
     result["processes"] = processes
     result["database"] = env["GOTOWN_DATABASE_URL"].split(":", 1)[0]
     if as_json:
@@ -313,7 +331,8 @@ def main(
         f"{latency['max']:.1f} ms; HTTP p99 {result['http_p99_ms']:.1f} ms; "
         f"errors {result['errors']}, updates missed {result['updates_missed']}; "
         f"{result['server_kb_per_game']:.0f} KB a game; "
-        f"{100 * result['server_cpu_share']:.0f}% of a core"
+        f"{100 * result['server_cpu_share']:.0f}% of a core; longest GC pause "
+        f"{result['gc_longest_pause_ms']} ms"
     )
     for error in result["first_errors"]:
         click.echo(f"  error: {error}")

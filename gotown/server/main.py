@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import errors, logs, schemas
+from . import errors, gcwatch, logs, schemas
 from .api import openapi, socket
 from .api.routes import advice, games, meta, pages, seats
 from .config import Settings
@@ -23,6 +24,10 @@ from .pubsub import PubSub
 from .services import GameService
 from .services.bots import BOTS_ONLY_TURN_LIMIT
 from .storage import Store
+
+#: The server's general log under uvicorn (where it says it started and stopped): the
+#: garbage collector's pauses are said there when the server stops.
+gc_log = logging.getLogger("uvicorn.error")
 
 DESCRIPTION = (
     "Play GoTown in the browser. Each seat has a secret token (header `X-Seat-Token`); "
@@ -52,9 +57,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service = GameService(settings, store, pubsub)
         app.state.service = service
         await service.start()
+        gcwatch.settle()
+        watch = gcwatch.GcWatch()
+        watch.install()
         try:
             yield
         finally:
+            watch.remove()
+            gc_log.info("%s", watch.summary())
             await service.close()
             await pubsub.disconnect()
             await rate_limit.close()

@@ -1,7 +1,9 @@
 """Fan-out of "game X changed" notices, in one process or across processes.
 
-Only a small notice travels (game id, version, what changed): no card, no view. Each WebSocket
-connection then builds its own seat's view. The backend is chosen by URL: ``memory://``
+Only a small notice travels (game id, version, what changed, and for an action the action
+itself, as stored): no card, no view. A process holding the game applies the action to its copy
+(rather than loading and replaying the whole game); each WebSocket connection then builds its
+own seat's view. The backend is chosen by URL: ``memory://``
 (default, one process) or ``redis://host:port/db`` (several processes sharing a Redis).
 
 (This replaces `encode/broadcaster`, whose Redis backend delivered nothing with redis-py 8.)
@@ -31,25 +33,30 @@ class Notice:
     version: int
     change: str  # "action" | "lobby" | "presence"
     origin: str = ""  # the publishing process (its PubSub's id)
+    #: For an "action": the action that made ``version`` (its JSON, as stored), else None.
+    action: dict[str, Any] | None = None
 
     def to_message(self) -> str:
-        return json.dumps(
-            {
-                "game_id": self.game_id,
-                "version": self.version,
-                "change": self.change,
-                "origin": self.origin,
-            }
-        )
+        message: dict[str, Any] = {
+            "game_id": self.game_id,
+            "version": self.version,
+            "change": self.change,
+            "origin": self.origin,
+        }
+        if self.action is not None:
+            message["action"] = self.action
+        return json.dumps(message)
 
     @classmethod
     def from_message(cls, message: str | bytes) -> Notice:
         data: dict[str, Any] = json.loads(message)
+        action = data.get("action")
         return cls(
             str(data["game_id"]),
             int(data["version"]),
             str(data["change"]),
             str(data.get("origin", "")),
+            action if isinstance(action, dict) else None,
         )
 
 

@@ -412,3 +412,36 @@ def test_a_person_s_move_after_their_seat_was_handed_over_elsewhere_is_refused(
         _refused(r, 409, "seat-is-bot")
         assert state(two, gid)["version"] == 0
         bot.release.set()
+
+
+def test_actions_made_on_another_process_are_applied_to_the_copy_not_replayed(
+    settings: Settings,
+) -> None:
+    """A notice of an action carries the action: the process holding the game's sockets applies
+    it to its copy (counted in ``applied``) instead of loading the game and replaying every
+    action (counted in ``replays``), and its sockets and answers match the other process's."""
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=57)
+        registry = _service(two).registry
+        with (
+            two.websocket_connect(f"/ws/games/{gid}") as first,
+            two.websocket_connect(f"/ws/games/{gid}") as second,
+        ):
+            first.send_json({"token": tokens[0]})
+            second.send_json({"token": tokens[1]})
+            _state_where(first)
+            _state_where(second)
+            replays, applied = registry.replays, registry.applied
+            rng = random.Random(7)
+            for _ in range(5):
+                version = play_one(one, gid, tokens, rng)
+                for ws in (first, second):
+                    _state_where(ws, lambda st, v=version: st["version"] == v)
+            assert registry.replays == replays  # no game loaded again
+            assert registry.applied == applied + 5
+            for seat in (0, 1):
+                assert (
+                    state(two, gid, tokens[seat])["view"] == state(one, gid, tokens[seat])["view"]
+                )
+            assert registry.replays == replays  # (nor by the requests' checks)

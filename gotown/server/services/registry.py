@@ -10,7 +10,10 @@ With ``redis://`` several processes share the database, so a game held in memory
 it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
 the database's and reloads the game when they differ; a process holding sockets of a game does so
 at every presence heartbeat too. Notices only make this quicker: one that is lost costs nothing
-but time. With ``memory://`` there is one process, whose memory is always current.
+but time. A notice of an action carries the action: a process whose copy is one version behind
+applies it (:meth:`Registry.refresh`) instead of loading the game and replaying every action
+(:attr:`Registry.replays` counts those). With ``memory://`` there is one process, whose memory is
+always current.
 
 A store call whose database does not answer (down, unreachable, connection lost, every pooled
 connection busy) is :class:`~gotown.server.errors.UnavailableError` (503 ``storage-unavailable``).
@@ -158,6 +161,10 @@ class Registry:
         self.on_full_lobby: Callable[[LiveGame], Awaitable[None]] | None = None
         self.closing = False
         self._sweeper: asyncio.Task[None] | None = None
+        #: Games rebuilt from the database (a load: every action replayed) and actions of
+        #: another process applied to a copy from their notice, since the process started.
+        self.replays = 0
+        self.applied = 0
 
     def get(self, game_id: str) -> LiveGame | None:
         """The game if this process holds it (without loading it)."""
@@ -213,6 +220,7 @@ class Registry:
         if stored is None:
             raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
         game = await asyncio.to_thread(rebuild, stored)
+        self.replays += 1
         if game is not None and game.is_over and stored.status != "over":
             # The last action was stored but the server stopped before marking the end.
             await self.db(self.store.set_status, game_id, "over")
@@ -250,18 +258,44 @@ class Registry:
                 log.exception("cannot check game %s against the database", live.id)
 
     async def refresh(self, notice: Notice) -> None:
-        """Catch up with a change made by another process."""
+        """Catch up with a change made by another process: the action of its notice applied to
+        the copy one version behind, else the game loaded again."""
         if notice.origin == self.pubsub.id:
             return  # our own change: the live game is already current
         live = self._games.get(notice.game_id)
         if live is not None and (notice.version > live.version or notice.change == "lobby"):
             async with live.lock:
+                if notice.change == "action" and self._apply(live, notice):
+                    return
                 if notice.version > live.version or notice.change == "lobby":
                     await self.reload(live)
 
-    async def notify(self, live: LiveGame, change: str) -> None:
+    def _apply(self, live: LiveGame, notice: Notice) -> bool:
+        """Apply the notice's action to ``live`` when it is the next one (the caller holds the
+        lock); False when it cannot (another version, no action, a started game missing, or
+        an action the copy refuses: then the game is loaded again)."""
+        game = live.game
+        if notice.action is None or game is None or notice.version != game.version + 1:
+            return False
+        after = game.copy()
         try:
-            await self.pubsub.publish(Notice(live.id, live.version, change, self.pubsub.id))
+            after.apply(Action.from_json(notice.action))
+        except Exception:  # (a copy that differs from the database: load it again)
+            log.warning("cannot apply the notice's action to game %s: reloading", live.id)
+            return False
+        live.game = after
+        live.stored.actions.append(notice.action)
+        if after.is_over:
+            live.stored.status = "over"
+        self.applied += 1
+        return True
+
+    async def notify(self, live: LiveGame, change: str) -> None:
+        actions = live.stored.actions
+        action = actions[-1] if change == "action" and actions else None
+        notice = Notice(live.id, live.version, change, self.pubsub.id, action)
+        try:
+            await self.pubsub.publish(notice)
         except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
             log.exception("cannot publish a notice for game %s", live.id)
 
