@@ -9,11 +9,16 @@ generation, which the server logs when it stops (``benchmarks/load.py`` reads it
 :func:`settle` is called once the server has started (and resumed its games): what was made
 until then (modules, the application, the games resumed) lives as long as the process, so it is
 moved out of the collector's sight (``gc.freeze()``), after one last full collection so that no
-garbage is frozen with it. Full collections then walk only what came later.
+garbage is frozen with it. Full collections then walk only what came later, and happen far less
+often (:data:`THRESHOLDS`): with the default thresholds, every action's new copy of its game
+(kept until the next action) counts towards the next full collection, which came every few
+seconds under load and paused the loop for up to half a second at 200 open games
+(``benchmarks/load.py``, on a loaded machine); with these, none came in the same run.
 """
 
 from __future__ import annotations
 
+import collections
 import gc
 import logging
 import time
@@ -22,12 +27,20 @@ from typing import Any
 log = logging.getLogger("gotown.server.gc")
 
 
+LONG_PAUSE = 0.02
+"""Seconds: pauses this long or longer are kept one by one, with the time they ended."""
+
+
 class GcWatch:
-    """The number of collections and the longest pause (seconds) of each generation."""
+    """The number of collections and the longest pause (seconds) of each generation, and the
+    last long pauses (wall-clock end, generation, seconds)."""
 
     def __init__(self) -> None:
         self.longest = [0.0, 0.0, 0.0]
         self.count = [0, 0, 0]
+        self.long_pauses: collections.deque[tuple[float, int, float]] = collections.deque(
+            maxlen=1000
+        )
         self._began: float | None = None
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
@@ -41,6 +54,8 @@ class GcWatch:
         generation = min(2, int(info.get("generation", 2)))
         self.count[generation] += 1
         self.longest[generation] = max(self.longest[generation], pause)
+        if pause >= LONG_PAUSE:
+            self.long_pauses.append((time.time(), generation, pause))
 
     def install(self) -> None:
         if self not in gc.callbacks:
@@ -55,11 +70,22 @@ class GcWatch:
             f"garbage collection: longest pause {1000 * max(self.longest):.1f} ms; full "
             f"collections {self.count[2]} (longest {1000 * self.longest[2]:.1f} ms), younger "
             f"{self.count[0] + self.count[1]} (longest "
-            f"{1000 * max(self.longest[0], self.longest[1]):.1f} ms)"
+            f"{1000 * max(self.longest[0], self.longest[1]):.1f} ms); pauses of "
+            f"{1000 * LONG_PAUSE:.0f} ms or more (end, generation, ms): "
+            + (" ".join(f"{t:.3f}/{g}/{1000 * p:.1f}" for t, g, p in self.long_pauses) or "none")
         )
 
 
+THRESHOLDS = (10_000, 50, 1000)
+"""``gc.set_threshold``: a young collection every 10,000 new container objects (rather than
+700), an older one every 50 of those, and a full one only after 1,000 older ones (rather than
+10): far fewer pauses, each young one still short, and garbage cycles among long-lived objects
+(a closed socket's) wait longer for the full collection that frees them."""
+
+
 def settle() -> None:
-    """One full collection, then everything still alive frozen (see the module's docstring)."""
+    """One full collection, then everything still alive frozen, and the thresholds set (see the
+    module's docstring)."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
