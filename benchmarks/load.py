@@ -25,6 +25,7 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -118,15 +119,29 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+async def _post(http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> Any:
+    """POST, tried again (up to twice) when the connection broke: a kept connection that the
+    server closed just as it was reused, with every create and join under way at once."""
+    for attempt in range(3):
+        try:
+            return (await http.post(url, json=body)).raise_for_status().json()
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+            await asyncio.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
 async def _create(http: httpx.AsyncClient, bases: list[str], index: int) -> Table:
     body = {"seats": [{"kind": "human"}, {"kind": "human"}], "name": f"A{index}"}
-    created = (await http.post(f"{bases[0]}/api/games", json=body)).raise_for_status().json()
+    created = await _post(http, f"{bases[0]}/api/games", body)
     code = created["invite_url"].rsplit("/", 1)[1]
     other = bases[-1]  # with two processes, the second seat sits on the other one
-    joined = await http.post(
-        f"{other}/api/games/{created['game_id']}/join", json={"code": code, "name": f"B{index}"}
+    joined = await _post(
+        http,
+        f"{other}/api/games/{created['game_id']}/join",
+        {"code": code, "name": f"B{index}"},
     )
-    joined = joined.raise_for_status().json()
     return Table(
         [
             Seat(created["game_id"], created["token"], bases[0]),
@@ -287,6 +302,8 @@ async def _run(
 @click.option("--broadcast-url", default=None, help="redis://... (needed by two processes)")
 @click.option("--http-share", default=4, show_default=True,
               help="one action in N over HTTP, the others over the socket (0: none)")  # fmt: skip
+@click.option("--keep-logs", type=click.Path(file_okay=False, exists=True), default=None,
+              help="copy the servers' logs into this directory")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def main(
     games: int,
@@ -296,6 +313,7 @@ def main(
     database_url: str | None,
     broadcast_url: str | None,
     http_share: int,
+    keep_logs: str | None,
     as_json: bool,
 ) -> None:
     """Hold GAMES open games with both seats' sockets and play RATE random actions a second."""
@@ -329,6 +347,10 @@ def main(
                     server.wait()
         window = result["window"]
         pauses = [_gc_pauses(Path(tmp) / f"server-{port}.log", window) for port in ports]
+        if keep_logs:
+            for port in ports:
+                name = f"server-{port}.log"
+                shutil.copy(Path(tmp) / name, Path(keep_logs) / name)
     known = [p for p in pauses if p is not None]
     result["gc_longest_pause_ms"] = max((p[0] for p in known), default=None)
     result["gc_longest_pause_under_load_ms"] = max((p[1] for p in known), default=None)

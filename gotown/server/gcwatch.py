@@ -76,11 +76,13 @@ class GcWatch:
         )
 
 
-THRESHOLDS = (10_000, 50, 1000)
-"""``gc.set_threshold``: a young collection every 10,000 new container objects (rather than
-700), an older one every 50 of those, and a full one only after 1,000 older ones (rather than
-10): far fewer pauses, each young one still short, and garbage cycles among long-lived objects
-(a closed socket's) wait longer for the full collection that frees them."""
+THRESHOLDS = (5_000, 10, 1000)
+"""``gc.set_threshold``: a young collection every 5,000 new container objects (rather than
+700), an older one every 10 of those (as by default: more let the older generation grow to
+hundreds of thousands of objects while a thousand games were opened, and its collection took a
+second), and a full one only after 1,000 older ones (rather than 10): far fewer pauses, each
+young one still short, and garbage cycles among long-lived objects (a closed socket's) wait
+longer for the full collection that frees them."""
 
 
 def settle() -> None:

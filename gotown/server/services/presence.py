@@ -270,7 +270,7 @@ class SharedPresence(LocalPresence):
         while seats.sockets > 0 and not self.registry.closing:
             await asyncio.sleep(self.store.interval)
             try:
-                await self.registry.catch_up(live)
+                await self.registry.catch_up_if_changed(live)
             except DomainError:
                 pass  # the game is gone, or the database does not answer (logged)
             except Exception:  # a bug must not stop the heartbeat: try again at the next beat

@@ -9,7 +9,9 @@ as after a restart. A finished game also leaves as soon as its last socket close
 With ``redis://`` several processes share the database, so a game held in memory may be behind
 it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
 the database's and reloads the game when they differ; a process holding sockets of a game does so
-at every presence heartbeat too. Notices only make this quicker: one that is lost costs nothing
+at a presence heartbeat too, when the shared count of the game's changes
+(:mod:`~gotown.server.redis_changes`: one Redis read) moved since it last checked: an idle
+game costs no query. Notices only make this quicker: one that is lost costs nothing
 but time. A notice of an action carries the action: a process whose copy is one version behind
 applies it (:meth:`Registry.refresh`) instead of loading the game and replaying every action
 (:attr:`Registry.replays` counts those). With ``memory://`` there is one process, whose memory is
@@ -40,6 +42,7 @@ from gotown.engine import Action, Game, Options
 from ..config import Settings
 from ..errors import NotFoundError, UnavailableError
 from ..pubsub import Notice, PubSub
+from ..redis_changes import ChangeCounts
 from ..storage import Store, StoredGame, stamp_of
 
 log = logging.getLogger("gotown.server")
@@ -70,6 +73,9 @@ class LiveGame:
     owner: str | None = None
     #: When a request, an action or a socket last used it (``time.monotonic()``).
     used: float = field(default_factory=time.monotonic)
+    #: The shared count of the game's changes when this copy was last checked against the
+    #: database (:mod:`~gotown.server.redis_changes`; None: not yet).
+    checked: int | None = None
 
     @property
     def id(self) -> str:
@@ -165,6 +171,11 @@ class Registry:
         #: another process applied to a copy from their notice, since the process started.
         self.replays = 0
         self.applied = 0
+        #: Every write to a game counted first, for the other processes' heartbeats.
+        self.changes = ChangeCounts(
+            settings.broadcast_url if self.shared else None, pool_size=settings.redis_pool_size
+        )
+        self._retrier: asyncio.Task[None] | None = None
 
     def get(self, game_id: str) -> LiveGame | None:
         """The game if this process holds it (without loading it)."""
@@ -182,6 +193,12 @@ class Registry:
             raise UnavailableError(
                 "storage-unavailable", "the game store does not answer: try again shortly"
             ) from exc
+
+    async def write(self, game_id: str, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`db` for a store call that changes ``game_id``'s record: the change is counted
+        first (:mod:`~gotown.server.redis_changes`), so that the other processes look."""
+        await self.changes.mark(game_id)
+        return await self.db(fn, *args)
 
     async def live(self, game_id: str) -> LiveGame:
         """The game held in memory, loaded first if it is not (see :meth:`current`)."""
@@ -223,7 +240,7 @@ class Registry:
         self.replays += 1
         if game is not None and game.is_over and stored.status != "over":
             # The last action was stored but the server stopped before marking the end.
-            await self.db(self.store.set_status, game_id, "over")
+            await self.write(game_id, self.store.set_status, game_id, "over")
             stored.status = "over"
         return stored, game
 
@@ -247,6 +264,17 @@ class Registry:
         change = "action" if live.version != before else "lobby"
         self.pubsub.deliver_locally(Notice(live.id, live.version, change, self.pubsub.id))
         return True
+
+    async def catch_up_if_changed(self, live: LiveGame) -> bool:
+        """:meth:`catch_up` unless the shared count of the game's changes is still the one it
+        was checked at (then no query: an idle game costs none); as :meth:`catch_up` when the
+        count is unknown (Redis does not answer)."""
+        count = await self.changes.read(live.id)  # (read first: a change after it moves it)
+        if count is not None and count == live.checked:
+            return False
+        changed = await self.catch_up(live)
+        live.checked = count
+        return changed
 
     async def catch_up_quietly(self, live: LiveGame) -> None:
         """:meth:`catch_up` when several processes share the database (a socket opening);
@@ -329,7 +357,26 @@ class Registry:
         return idle
 
     def start_sweeping(self) -> None:
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        loop = asyncio.get_running_loop()
+        self._sweeper = loop.create_task(self._sweep())
+        if self.shared:
+            self._retrier = loop.create_task(self._retry_marks())
+
+    async def _retry_marks(self) -> None:
+        """Every second, the counts of changes Redis did not take are written again."""
+        while not self.closing:
+            await asyncio.sleep(1.0)
+            try:
+                await self.changes.retry()
+            except Exception:  # pragma: no cover - a bug must not stop the retries
+                log.exception("cannot write the counts of changes again")
+
+    def stop(self) -> None:
+        """No more sweeps nor retries (:attr:`changes` is closed by the caller, last)."""
+        self.closing = True
+        for task in (self._sweeper, self._retrier):
+            if task is not None:
+                task.cancel()
 
     async def _sweep(self) -> None:
         """:meth:`evict_idle` every ``min(60, idle_game_seconds / 2)`` seconds: a game leaves
