@@ -160,6 +160,31 @@ class RedisPresence:
             return
         self._answered()
 
+    async def beat(
+        self, game_id: str, connections: Mapping[str, int], also: str
+    ) -> tuple[Snapshot, int]:
+        """A heartbeat in one round trip: these connections kept open (as :meth:`refresh`),
+        every process's presence read (as :meth:`read`), and the whole number at the key
+        ``also`` (0 when missing: the game's count of changes). :class:`PresenceUnavailableError`
+        when Redis does not answer."""
+        now = time.time()
+        key = presence_key(game_id)
+        scores = {member(seat, c): now + self.ttl for c, seat in connections.items()}
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                if scores:
+                    pipe.zadd(key, scores)
+                    pipe.zremrangebyscore(key, "-inf", now - self.keep)
+                    pipe.expire(key, math.ceil(self.keep + self.ttl) + 1)
+                pipe.zrange(key, 0, -1, withscores=True)
+                pipe.get(also)
+                *_, entries, count = await pipe.execute()
+        except Exception as exc:
+            self._failed("beat with", exc)
+            raise PresenceUnavailableError(f"presence in Redis is unavailable: {exc}") from exc
+        self._answered()
+        return snapshot_of(entries, now), int(count or 0)
+
     # --- reading ------------------------------------------------------------------------------
 
     async def read(self, game_id: str) -> Snapshot:

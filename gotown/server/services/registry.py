@@ -269,7 +269,11 @@ class Registry:
         """:meth:`catch_up` unless the shared count of the game's changes is still the one it
         was checked at (then no query: an idle game costs none); as :meth:`catch_up` when the
         count is unknown (Redis does not answer)."""
-        count = await self.changes.read(live.id)  # (read first: a change after it moves it)
+        return await self.catch_up_at(live, await self.changes.read(live.id))
+
+    async def catch_up_at(self, live: LiveGame, count: int | None) -> bool:
+        """:meth:`catch_up_if_changed` with the count already read (before this call: a change
+        after the read moves it again); None: unknown."""
         if count is not None and count == live.checked:
             return False
         changed = await self.catch_up(live)
