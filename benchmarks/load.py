@@ -195,11 +195,17 @@ async def _act(
     mover.state = None  # acted on: wait for the next one
     if use_http:
         began = time.monotonic()
-        answer = await http.post(
-            f"{mover.base}/api/games/{mover.game_id}/actions",
-            json={"version": version, "action": action},
-            headers={"X-Seat-Token": mover.token},
-        )
+        try:
+            answer = await http.post(
+                f"{mover.base}/api/games/{mover.game_id}/actions",
+                json={"version": version, "action": action},
+                headers={"X-Seat-Token": mover.token},
+            )
+        except httpx.TransportError as exc:  # (counted: not tried again, it may have been made)
+            figures.errors.append(f"http {type(exc).__name__}: {exc}")
+            figures.waiting.pop((mover.game_id, version + 1), None)
+            table.busy = False
+            return
         figures.http.append(time.monotonic() - began)
         if answer.status_code != 200:
             figures.errors.append(f"http {answer.status_code}: {answer.text[:120]}")
