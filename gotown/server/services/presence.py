@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import random
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -269,8 +270,12 @@ class SharedPresence(LocalPresence):
         reaching this process (a lost notice)."""
         seats = self._of(live)
         last = seats.shared.connected
+        # The first beat at a random point of the interval: games whose sockets opened together
+        # (a restart, a benchmark) would otherwise all beat at once, and wait on Redis's pool.
+        wait = random.uniform(0.0, self.store.interval)
         while seats.sockets > 0 and not self.registry.closing:
-            await asyncio.sleep(self.store.interval)
+            await asyncio.sleep(wait)
+            wait = self.store.interval
             snapshot: Snapshot | None = None
             count: int | None = None  # (unknown: the database is asked)
             try:
