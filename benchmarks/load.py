@@ -7,8 +7,9 @@ waiting for an answer plays one of its legal actions, chosen at random, over its
 in ``--http-share``) over HTTP. It reports the actions a second achieved against the target,
 the time from an action's sending to the update reaching the *other* seat's socket (median,
 p99, max), the HTTP answers' p99, the errors (they must be 0), the server's memory per open
-game and its CPU. With two processes the seats of a game sit on different processes, so every
-update crosses the broadcast.
+game, its CPU and the longest pause of its garbage collector (which the server logs when it
+stops). With two processes the seats of a game sit on different processes, so every update
+crosses the broadcast.
 
     .venv/bin/python benchmarks/load.py --games 1000 --rate 200 --seconds 60
     .venv/bin/python benchmarks/load.py --database-url postgresql+psycopg://postgres@127.0.0.1/load
@@ -23,6 +24,8 @@ import asyncio
 import json
 import os
 import random
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -73,17 +76,35 @@ def _free_port() -> int:
         return port
 
 
-def _start(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _start(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``gotown serve`` on ``port``, its log in the file ``log`` (a pipe nobody reads would stop
+    the server once full: uvicorn logs every socket's opening)."""
     command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
     for _ in range(600):
         if server.poll() is not None:
-            raise click.ClickException(f"the server stopped: {server.stderr.read().decode()}")  # type: ignore[union-attr]
+            raise click.ClickException(f"the server stopped: {log.read_text()[-2000:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return server
         time.sleep(0.1)
     raise click.ClickException("the server did not answer within 60 s")
+
+
+def _gc_pauses(log: Path, window: tuple[float, float]) -> tuple[float, float] | None:
+    """The longest garbage-collection pause (ms) that the server logged when it stopped, over
+    its whole life and within ``window`` (wall-clock start and end of the measured load)."""
+    text = log.read_text()
+    found = re.search(r"garbage collection: longest pause ([0-9.]+) ms", text)
+    if not found:
+        return None
+    within = [
+        float(ms)
+        for end, _generation, ms in re.findall(r"([0-9.]+)/([0-9])/([0-9.]+)", text)
+        if window[0] <= float(end) <= window[1]
+    ]
+    return float(found.group(1)), max(within, default=0.0)
 
 
 def _rss_kb(pid: int) -> int:
@@ -98,21 +119,42 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+async def _post(http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> Any:
+    """POST, tried again (up to twice) when the connection broke: a kept connection that the
+    server closed just as it was reused, with every create and join under way at once."""
+    for attempt in range(3):
+        try:
+            return (await http.post(url, json=body)).raise_for_status().json()
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+            await asyncio.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
 async def _create(http: httpx.AsyncClient, bases: list[str], index: int) -> Table:
     body = {"seats": [{"kind": "human"}, {"kind": "human"}], "name": f"A{index}"}
-    created = (await http.post(f"{bases[0]}/api/games", json=body)).raise_for_status().json()
+    created = await _post(http, f"{bases[0]}/api/games", body)
     code = created["invite_url"].rsplit("/", 1)[1]
     other = bases[-1]  # with two processes, the second seat sits on the other one
-    joined = await http.post(
-        f"{other}/api/games/{created['game_id']}/join", json={"code": code, "name": f"B{index}"}
+    joined = await _post(
+        http,
+        f"{other}/api/games/{created['game_id']}/join",
+        {"code": code, "name": f"B{index}"},
     )
-    joined = joined.raise_for_status().json()
     return Table(
         [
             Seat(created["game_id"], created["token"], bases[0]),
             Seat(created["game_id"], joined["token"], other),
         ]
     )
+
+
+async def _open_socket(seat: Seat) -> None:
+    """Connect the seat's socket (patiently: a loaded server accepts slowly) and say who it is."""
+    ws_base = seat.base.replace("http", "ws", 1)
+    seat.socket = await connect(f"{ws_base}/ws/games/{seat.game_id}", open_timeout=120)
+    await seat.socket.send(json.dumps({"token": seat.token}))
 
 
 async def _listen(table: Table, seat: Seat, figures: Figures) -> None:
@@ -153,11 +195,17 @@ async def _act(
     mover.state = None  # acted on: wait for the next one
     if use_http:
         began = time.monotonic()
-        answer = await http.post(
-            f"{mover.base}/api/games/{mover.game_id}/actions",
-            json={"version": version, "action": action},
-            headers={"X-Seat-Token": mover.token},
-        )
+        try:
+            answer = await http.post(
+                f"{mover.base}/api/games/{mover.game_id}/actions",
+                json={"version": version, "action": action},
+                headers={"X-Seat-Token": mover.token},
+            )
+        except httpx.TransportError as exc:  # (counted: not tried again, it may have been made)
+            figures.errors.append(f"http {type(exc).__name__}: {exc}")
+            figures.waiting.pop((mover.game_id, version + 1), None)
+            table.busy = False
+            return
         figures.http.append(time.monotonic() - began)
         if answer.status_code != 200:
             figures.errors.append(f"http {answer.status_code}: {answer.text[:120]}")
@@ -191,11 +239,8 @@ async def _run(
             for start in range(0, games, 50):
                 batch = range(start, min(games, start + 50))
                 tables += await asyncio.gather(*(_create(http, bases, i) for i in batch))
-                for table in tables[start:]:
-                    for seat in table.seats:
-                        ws_base = seat.base.replace("http", "ws", 1)
-                        seat.socket = await connect(f"{ws_base}/ws/games/{seat.game_id}")
-                        await seat.socket.send(json.dumps({"token": seat.token}))
+                opening = [_open_socket(seat) for table in tables[start:] for seat in table.seats]
+                await asyncio.gather(*opening)
                 progress.advance(task, len(batch))
         listeners = [
             asyncio.create_task(_listen(table, seat, figures))
@@ -205,7 +250,7 @@ async def _run(
         await asyncio.sleep(2)  # every first state in
         rss_after = sum(_rss_kb(pid) for pid in pids)
         cpu_before = sum(_cpu_seconds(pid) for pid in pids)
-        began = time.monotonic()
+        began, began_wall = time.monotonic(), time.time()
         pending: set[asyncio.Task[None]] = set()
         tick = 1 / rate
         next_at = began
@@ -224,6 +269,7 @@ async def _run(
                     job.add_done_callback(pending.discard)
                 progress.update(task, completed=now - began)
         elapsed = time.monotonic() - began
+        window = (began_wall, time.time())
         cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
         await asyncio.sleep(2)  # the last updates
         for job in list(pending):
@@ -249,6 +295,7 @@ async def _run(
         "first_errors": figures.errors[:5],
         "server_kb_per_game": (rss_after - rss_before) / games,
         "server_cpu_share": cpu / elapsed,
+        "window": window,
     }
 
 
@@ -261,6 +308,8 @@ async def _run(
 @click.option("--broadcast-url", default=None, help="redis://... (needed by two processes)")
 @click.option("--http-share", default=4, show_default=True,
               help="one action in N over HTTP, the others over the socket (0: none)")  # fmt: skip
+@click.option("--keep-logs", type=click.Path(file_okay=False, exists=True), default=None,
+              help="copy the servers' logs into this directory")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def main(
     games: int,
@@ -270,6 +319,7 @@ def main(
     database_url: str | None,
     broadcast_url: str | None,
     http_share: int,
+    keep_logs: str | None,
     as_json: bool,
 ) -> None:
     """Hold GAMES open games with both seats' sockets and play RATE random actions a second."""
@@ -289,14 +339,27 @@ def main(
         servers = []
         try:
             for port in ports:
-                servers.append(_start(port, env))
+                servers.append(_start(port, env, Path(tmp) / f"server-{port}.log"))
             bases = [f"http://127.0.0.1:{port}" for port in ports]
             pids = [server.pid for server in servers]
             result = asyncio.run(_run(bases, pids, games, rate, seconds, http_share))
         finally:
             for server in servers:
                 server.terminate()
-                server.wait(30)
+                try:
+                    server.wait(30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+        window = result["window"]
+        pauses = [_gc_pauses(Path(tmp) / f"server-{port}.log", window) for port in ports]
+        if keep_logs:
+            for port in ports:
+                name = f"server-{port}.log"
+                shutil.copy(Path(tmp) / name, Path(keep_logs) / name)
+    known = [p for p in pauses if p is not None]
+    result["gc_longest_pause_ms"] = max((p[0] for p in known), default=None)
+    result["gc_longest_pause_under_load_ms"] = max((p[1] for p in known), default=None)
     result["processes"] = processes
     result["database"] = env["GOTOWN_DATABASE_URL"].split(":", 1)[0]
     if as_json:
@@ -310,7 +373,9 @@ def main(
         f"{latency['max']:.1f} ms; HTTP p99 {result['http_p99_ms']:.1f} ms; "
         f"errors {result['errors']}, updates missed {result['updates_missed']}; "
         f"{result['server_kb_per_game']:.0f} KB a game; "
-        f"{100 * result['server_cpu_share']:.0f}% of a core"
+        f"{100 * result['server_cpu_share']:.0f}% of a core; longest GC pause "
+        f"{result['gc_longest_pause_under_load_ms']} ms under load "
+        f"({result['gc_longest_pause_ms']} ms in the whole run)"
     )
     for error in result["first_errors"]:
         click.echo(f"  error: {error}")

@@ -76,6 +76,10 @@ class Settings:
     fd_reserve: int = 64
     """File descriptors kept for HTTP requests and the database: no new WebSocket once the
     process's descriptor limit less this many are in use."""
+    redis_pool_size: int = 16
+    """With ``redis://``: connections that each Redis user of a process (notices, presence, the
+    rate limit) may open at once; a caller finding them all busy waits for one (up to its
+    timeout, a second or two) rather than failing."""
     worker_processes: bool = True
     """Bot decisions and estimates in worker processes, beside the event loop and at a lower
     CPU priority (:mod:`gotown.server.workers`); False: in threads of this process (one core
@@ -123,7 +127,12 @@ class Settings:
                 raise SettingError("bot_policies", f"bot_policies: policy {name!r} has no file")
         if len({name for name, _ in self.bot_policies}) != len(self.bot_policies):
             raise SettingError("bot_policies", "bot_policies: a policy name is given twice")
-        for name in ("max_body_bytes", "max_pending_estimates", "max_pending_estimates_per_client"):
+        for name in (
+            "max_body_bytes",
+            "max_pending_estimates",
+            "max_pending_estimates_per_client",
+            "redis_pool_size",
+        ):
             if getattr(self, name) < 1:
                 raise SettingError(name, f"{name} must be >= 1")
         for name in (
@@ -247,6 +256,7 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
             "max_sockets_per_client",
             "max_sockets_per_game",
             "fd_reserve",
+            "redis_pool_size",
         )
     },
 }

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from . import errors, logs, schemas
+from . import errors, gcwatch, logs, schemas
 from .api import openapi, socket
 from .api.routes import advice, games, lessons, meta, pages, review, seats
 from .config import Settings
@@ -22,6 +23,10 @@ from .pubsub import PubSub
 from .services import GameService
 from .services.bots import BOTS_ONLY_TURN_LIMIT
 from .storage import Store
+
+#: The server's general log under uvicorn (where it says it started and stopped): the
+#: garbage collector's pauses are said there when the server stops.
+gc_log = logging.getLogger("uvicorn.error")
 
 DESCRIPTION = (
     "Play GoTown in the browser. Each seat has a secret token (header `X-Seat-Token`); "
@@ -38,20 +43,27 @@ DESCRIPTION = (
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     # Counted where the notices travel: in this process, or in the Redis every process shares.
-    rate_limit = ApiRateLimit(settings.rate_limit_per_minute, settings.broadcast_url)
+    rate_limit = ApiRateLimit(
+        settings.rate_limit_per_minute, settings.broadcast_url, pool_size=settings.redis_pool_size
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.database_url, settings.sqlite_synchronous)
         await asyncio.to_thread(store.migrate)
-        pubsub = PubSub(settings.broadcast_url)
+        pubsub = PubSub(settings.broadcast_url, settings.redis_pool_size)
         await pubsub.connect()
         service = GameService(settings, store, pubsub)
         app.state.service = service
         await service.start()
+        gcwatch.settle()
+        watch = gcwatch.GcWatch()
+        watch.install()
         try:
             yield
         finally:
+            watch.remove()
+            gc_log.info("%s", watch.summary())
             await service.close()
             await pubsub.disconnect()
             await rate_limit.close()

@@ -18,7 +18,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .redis_link import Link, fail_fast, location
+from .redis_link import DEFAULT_POOL_SIZE, Link, blocking_pool, location
 
 log = logging.getLogger("gotown.server.middleware")
 
@@ -165,7 +165,8 @@ class ApiRateLimit:
     outage is logged once, as an error, when it starts, and once, as a warning, when Redis
     answers again; in between Redis is tried again at most every ``outage_retry`` seconds (the
     requests in between do not wait on it), each try bounded by ``timeout`` seconds (and one
-    immediate retry, for a connection Redis dropped).
+    immediate retry, for a connection Redis dropped). At most ``pool_size`` connections are
+    open at once; a request finding them all busy waits for one (up to ``timeout``).
     """
 
     WINDOW = 60
@@ -179,6 +180,7 @@ class ApiRateLimit:
         key_prefix: str = "gotown.ratelimit",
         timeout: float = 1.0,
         outage_retry: float = 5.0,
+        pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
         parsed = urlparse(storage_url)
         if parsed.scheme not in ("memory", "redis", "rediss"):
@@ -192,6 +194,7 @@ class ApiRateLimit:
         self.key_prefix = key_prefix
         self.timeout = timeout
         self.outage_retry = outage_retry
+        self.pool_size = pool_size
         self._remote = parsed.scheme != "memory"
         self._limiter: MovingWindowRateLimiter | None = None
         self._memory: MemoryStorage | None = None
@@ -208,11 +211,10 @@ class ApiRateLimit:
         if self._limiter is None:
             storage: RedisStorage | MemoryStorage
             if self._remote:
-                from redis.asyncio import ConnectionPool
-
                 # Our own pool, to close it with the app (limits' storage has no close); fail
-                # fast: a request must not hang on an outage.
-                self._pool = ConnectionPool.from_url(self.url, **fail_fast(self.timeout))
+                # fast: a request must not hang on an outage; at most ``pool_size``
+                # connections, more requests waiting (up to ``timeout``) for one.
+                self._pool = blocking_pool(self.url, size=self.pool_size, timeout=self.timeout)
                 storage = RedisStorage(
                     f"async+{self.url}",
                     implementation="redispy",

@@ -1,7 +1,9 @@
 """Fan-out of "game X changed" notices, in one process or across processes.
 
-Only a small notice travels (game id, version, what changed): no card, no view. Each WebSocket
-connection then builds its own seat's view. The backend is chosen by URL: ``memory://``
+Only a small notice travels (game id, version, what changed, and for an action the action
+itself, as stored): no card, no view. A process holding the game applies the action to its copy
+(rather than loading and replaying the whole game); each WebSocket connection then builds its
+own seat's view. The backend is chosen by URL: ``memory://``
 (default, one process) or ``redis://host:port/db`` (several processes sharing a Redis).
 
 (This replaces `encode/broadcaster`, whose Redis backend delivered nothing with redis-py 8.)
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from .redis_link import DEFAULT_POOL_SIZE, blocking_pool
+
 log = logging.getLogger("gotown.server.pubsub")
 
 
@@ -29,25 +33,30 @@ class Notice:
     version: int
     change: str  # "action" | "lobby" | "presence"
     origin: str = ""  # the publishing process (its PubSub's id)
+    #: For an "action": the action that made ``version`` (its JSON, as stored), else None.
+    action: dict[str, Any] | None = None
 
     def to_message(self) -> str:
-        return json.dumps(
-            {
-                "game_id": self.game_id,
-                "version": self.version,
-                "change": self.change,
-                "origin": self.origin,
-            }
-        )
+        message: dict[str, Any] = {
+            "game_id": self.game_id,
+            "version": self.version,
+            "change": self.change,
+            "origin": self.origin,
+        }
+        if self.action is not None:
+            message["action"] = self.action
+        return json.dumps(message)
 
     @classmethod
     def from_message(cls, message: str | bytes) -> Notice:
         data: dict[str, Any] = json.loads(message)
+        action = data.get("action")
         return cls(
             str(data["game_id"]),
             int(data["version"]),
             str(data["change"]),
             str(data.get("origin", "")),
+            action if isinstance(action, dict) else None,
         )
 
 
@@ -56,25 +65,37 @@ def _channel(game_id: str) -> str:
 
 
 class PubSub:
-    def __init__(self, url: str) -> None:
+    """Notices in this process (``memory://``) or through Redis. With Redis, publishing takes a
+    connection of a pool of ``pool_size`` (waiting up to ``timeout`` seconds for one when all
+    are busy, :func:`~gotown.server.redis_link.blocking_pool`); a notice that cannot be
+    published is lost to the other processes, which catch up at their next presence heartbeat
+    (:mod:`~gotown.server.services.presence`)."""
+
+    def __init__(self, url: str, pool_size: int = DEFAULT_POOL_SIZE, timeout: float = 2.0) -> None:
         scheme = urlparse(url).scheme
         if scheme not in ("memory", "redis", "rediss"):
             raise ValueError(f"unsupported broadcast URL {url!r}: use memory:// or redis://")
         self.url = url
+        self.pool_size = pool_size
+        self.timeout = timeout
         self.id = secrets.token_hex(8)
         self._remote = scheme != "memory"
         self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
         self._unsubscribed: set[str] = set()  # channels whose SUBSCRIBE failed: retried
         self._redis: Any = None
         self._pubsub: Any = None
+        self._subscriber: Any = None
         self._reader: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         if self._remote:
             from redis import asyncio as aioredis
 
-            self._redis = aioredis.Redis.from_url(self.url)
-            self._pubsub = self._redis.pubsub()
+            pool = blocking_pool(self.url, size=self.pool_size, timeout=self.timeout)
+            # (the subscriber's own connection is not the pool's: it never times out reading)
+            self._redis = aioredis.Redis.from_pool(pool)
+            self._subscriber = aioredis.Redis.from_url(self.url)
+            self._pubsub = self._subscriber.pubsub()
             self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def disconnect(self) -> None:
@@ -85,8 +106,9 @@ class PubSub:
             self._reader = None
         if self._pubsub is not None:
             await self._pubsub.aclose()
+            await self._subscriber.aclose()
             await self._redis.aclose()
-            self._pubsub = self._redis = None
+            self._pubsub = self._subscriber = self._redis = None
 
     async def publish(self, notice: Notice) -> None:
         if self._remote:

@@ -1,6 +1,7 @@
-"""What the server's Redis users (presence, the rate limit) share: where a URL points, shown
-without its password; connection options that fail fast; and the up/down state of the link,
-so that an outage is logged once when it starts and once when it ends."""
+"""What the server's Redis users (the notices, presence, the rate limit) share: where a URL
+points, shown without its password; connection options that fail fast; a bounded pool of
+connections; and the up/down state of the link, so that an outage is logged once when it
+starts and once when it ends."""
 
 from __future__ import annotations
 
@@ -25,6 +26,23 @@ def fail_fast(timeout: float) -> dict[str, Any]:
         "socket_connect_timeout": timeout,
         "retry": Retry(NoBackoff(), 1),
     }
+
+
+DEFAULT_POOL_SIZE = 16
+"""Connections each Redis user of a process may open at once (``redis_pool_size``)."""
+
+
+def blocking_pool(url: str, *, size: int = DEFAULT_POOL_SIZE, timeout: float) -> Any:
+    """A pool of at most ``size`` connections to ``url`` that, when they are all in use, waits
+    up to ``timeout`` seconds for one to come back (then ``ConnectionError``), rather than
+    failing at once as redis-py's default pool does (``Too many connections``: a burst of
+    notices or presence writes would be lost). Each connection fails fast (:func:`fail_fast`).
+    The caller closes it (``await pool.aclose()``)."""
+    from redis.asyncio import BlockingConnectionPool
+
+    return BlockingConnectionPool.from_url(
+        url, max_connections=size, timeout=timeout, **fail_fast(timeout)
+    )
 
 
 class Link:

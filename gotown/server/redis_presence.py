@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .redis_link import Link, fail_fast, location
+from .redis_link import DEFAULT_POOL_SIZE, Link, blocking_pool, location
 
 log = logging.getLogger("gotown.server.presence")
 
@@ -98,7 +98,15 @@ def snapshot_of(entries: Iterable[tuple[Any, float]], now: float) -> Snapshot:
 class RedisPresence:
     """Presence of every game in one Redis (see the module's docstring)."""
 
-    def __init__(self, url: str, *, ttl: float, keep: float, timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl: float,
+        keep: float,
+        timeout: float = 2.0,
+        pool_size: int = DEFAULT_POOL_SIZE,
+    ) -> None:
         from redis import asyncio as aioredis
 
         if ttl <= 0:
@@ -109,8 +117,10 @@ class RedisPresence:
         """Seconds between two heartbeats of a process."""
         self.keep = max(keep, ttl)
         # Fail fast (one quick retry, for a connection Redis dropped): a request must not hang on
-        # an outage, and the heartbeat tries again anyway.
-        self._redis: Any = aioredis.Redis.from_url(url, **fail_fast(timeout))
+        # an outage, and the heartbeat tries again anyway. At most ``pool_size`` connections:
+        # more callers wait (up to ``timeout``) for one.
+        pool = blocking_pool(url, size=pool_size, timeout=timeout)
+        self._redis: Any = aioredis.Redis.from_pool(pool)
         self._link = Link()
 
     async def close(self) -> None:
@@ -149,6 +159,31 @@ class RedisPresence:
             self._failed("write to", exc)
             return
         self._answered()
+
+    async def beat(
+        self, game_id: str, connections: Mapping[str, int], also: str
+    ) -> tuple[Snapshot, int]:
+        """A heartbeat in one round trip: these connections kept open (as :meth:`refresh`),
+        every process's presence read (as :meth:`read`), and the whole number at the key
+        ``also`` (0 when missing: the game's count of changes). :class:`PresenceUnavailableError`
+        when Redis does not answer."""
+        now = time.time()
+        key = presence_key(game_id)
+        scores = {member(seat, c): now + self.ttl for c, seat in connections.items()}
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                if scores:
+                    pipe.zadd(key, scores)
+                    pipe.zremrangebyscore(key, "-inf", now - self.keep)
+                    pipe.expire(key, math.ceil(self.keep + self.ttl) + 1)
+                pipe.zrange(key, 0, -1, withscores=True)
+                pipe.get(also)
+                *_, entries, count = await pipe.execute()
+        except Exception as exc:
+            self._failed("beat with", exc)
+            raise PresenceUnavailableError(f"presence in Redis is unavailable: {exc}") from exc
+        self._answered()
+        return snapshot_of(entries, now), int(count or 0)
 
     # --- reading ------------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@ reserve), and frames that are not text."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import json
 import logging
 import os
 import socket
@@ -14,11 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
 
 from gotown.server.config import Settings
+from gotown.server.errors import BusyError
 from gotown.server.main import create_app
 from gotown.server.services import sockets as sockets_module
 
@@ -26,13 +32,13 @@ from .helpers import running, service_of
 
 
 def _settings(tmp_path: Path, **changes: Any) -> Settings:
-    return Settings(
-        database_url=f"sqlite:///{tmp_path / 'caps.sqlite3'}",
-        bot_delay=0,
-        rate_limit_per_minute=0,
-        worker_processes=False,
-        **changes,
-    )
+    values: dict[str, Any] = {
+        "database_url": f"sqlite:///{tmp_path / 'caps.sqlite3'}",
+        "bot_delay": 0,
+        "rate_limit_per_minute": 0,
+        "worker_processes": False,
+    }
+    return Settings(**{**values, **changes})
 
 
 def _game(client: TestClient) -> str:
@@ -113,17 +119,15 @@ def test_descriptors_are_counted_on_linux() -> None:
     assert limit is None or in_use < limit
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, int]]:
+@contextlib.contextmanager
+def _serving(settings: Settings) -> Iterator[tuple[str, int]]:
     """A real uvicorn server (its own logging left alone, so that its records reach caplog)."""
     import uvicorn
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(_settings(tmp_path)), host="127.0.0.1", port=port, log_config=None
-    )
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -132,9 +136,17 @@ def served(tmp_path: Path) -> Iterator[tuple[str, int]]:
             break
         time.sleep(0.01)
     assert server.started
-    yield "127.0.0.1", port
-    server.should_exit = True
-    thread.join(timeout=30)
+    try:
+        yield "127.0.0.1", port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    with _serving(_settings(tmp_path)) as where:
+        yield where
 
 
 def _frame(opcode: int, payload: bytes) -> bytes:
@@ -176,3 +188,88 @@ def test_a_text_frame_of_invalid_utf8_logs_no_error_nor_traceback(
     assert loud == [], [r.getMessage() for r in loud]
     said = [r for r in caplog.records if "UTF-8" in r.getMessage()]
     assert [r.levelname for r in said] == ["WARNING"]
+
+
+def _socket_from(address: str, url: str) -> ClientConnection:
+    return connect(url, source_address=(address, 0), open_timeout=10, close_timeout=5)
+
+
+def _close_code(ws: ClientConnection) -> int | None:
+    """Read until the server closes the socket: its close code."""
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            ws.recv(timeout=10)
+    return closed.value.rcvd.code if closed.value.rcvd is not None else None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="other loopback addresses than 127.0.0.1")
+def test_a_flood_of_messages_from_one_address_is_capped_across_its_sockets(
+    tmp_path: Path,
+) -> None:
+    """The sockets of one address share one budget of messages a minute: a socket flooding
+    is answered that many times at most and closed (4429); the address's other sockets are
+    closed at their next message and its new ones refused at once, so that reconnecting
+    does not start the flood again; meanwhile another address's requests and socket are
+    served."""
+    budget = 12
+    with _serving(_settings(tmp_path, rate_limit_per_minute=budget)) as (host, port):
+        base = f"http://{host}:{port}"
+        with httpx.Client(
+            base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.5")
+        ) as creator:
+            game = _game(creator)
+        url = f"ws://{host}:{port}/ws/games/{game}"
+        other = httpx.Client(
+            base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.2")
+        )
+        with other, _socket_from("127.0.0.2", url) as watcher, contextlib.ExitStack() as stack:
+            watcher.send(json.dumps({"token": None}))
+            assert json.loads(watcher.recv(timeout=10))["type"] == "state"
+            flooders = [stack.enter_context(_socket_from("127.0.0.3", url)) for _ in range(3)]
+            for ws in flooders:
+                ws.send(json.dumps({"token": None}))
+                assert json.loads(ws.recv(timeout=10))["type"] == "state"
+            first, *rest = flooders
+            for _ in range(5 * budget):
+                first.send(json.dumps({"type": "ping"}))
+            # While the flood is read: the other address's requests are all answered.
+            for _ in range(budget - 2):
+                assert other.get(f"/api/games/{game}/state").status_code == 200
+            answers = []
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    answers.append(json.loads(first.recv(timeout=10)))
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+            assert [a["type"] for a in answers] == ["pong"] * budget + ["error"], answers
+            assert answers[-1]["error"]["code"] == "too-many-requests"
+            assert "from one address" in answers[-1]["error"]["message"]
+            for ws in rest:  # the address's budget is spent: its other sockets close at once
+                ws.send(json.dumps({"type": "ping"}))
+                assert _close_code(ws) == 4429
+            with _socket_from("127.0.0.3", url) as again:  # and a new one is refused
+                first_message = json.loads(again.recv(timeout=10))
+                assert first_message["type"] == "error", first_message
+                assert first_message["error"]["code"] == "too-many-requests"
+                assert _close_code(again) == 4429
+            watcher.send(json.dumps({"type": "ping"}))  # the other address's socket: served
+            assert json.loads(watcher.recv(timeout=10)) == {"type": "pong"}
+
+
+def test_an_address_budget_of_messages_frees_up_after_a_minute_and_is_then_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(sockets_module.time, "monotonic", lambda: clock["now"])
+    sockets = sockets_module.Sockets(_settings(tmp_path, rate_limit_per_minute=3))
+    assert [sockets.spend("a") for _ in range(4)] == [True, True, True, False]
+    assert sockets.spend("b")  # another address has its own budget
+    with pytest.raises(BusyError, match="3 messages in a minute from one address"):
+        sockets.admit("a", "g")
+    clock["now"] += 59.9
+    assert not sockets.spend("a")
+    clock["now"] += 0.2  # a minute after the first three
+    assert sockets.spend("a")
+    sockets.admit("a", "g")
+    clock["now"] += 61
+    sockets.spend("c")
+    assert list(sockets._messages) == ["c"]  # a and b, silent for a minute: forgotten

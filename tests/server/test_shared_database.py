@@ -9,10 +9,12 @@ import threading
 from typing import Any
 
 import pytest
+import redis
 from fastapi.testclient import TestClient
 
 from gotown.server.config import Settings
 from gotown.server.pubsub import Notice
+from gotown.server.redis_changes import changes_key
 from gotown.server.services import GameService
 from gotown.server.services.tokens import hash_token
 
@@ -129,7 +131,9 @@ def test_sockets_catch_up_with_a_change_nobody_announced(settings: Settings) -> 
             ws.send_json({"token": tokens[0]})
             first = _state_where(ws)
             active = first["view"]["active"]
-            # Two stores an action and dies before it publishes anything.
+            # Two counts the change, stores the action and dies before it publishes anything.
+            with redis.Redis.from_url(REDIS_URL) as counts:
+                counts.incr(changes_key(gid))
             _service(two).store.append_action(gid, 0, active, {"type": "end-turn"})
             pushed = _state_where(ws, lambda st: st["version"] == 1)
             assert pushed["view"]["active"] == 1 - active
@@ -412,3 +416,79 @@ def test_a_person_s_move_after_their_seat_was_handed_over_elsewhere_is_refused(
         _refused(r, 409, "seat-is-bot")
         assert state(two, gid)["version"] == 0
         bot.release.set()
+
+
+def test_actions_made_on_another_process_are_applied_to_the_copy_not_replayed(
+    settings: Settings,
+) -> None:
+    """A notice of an action carries the action: the process holding the game's sockets applies
+    it to its copy (counted in ``applied``) instead of loading the game and replaying every
+    action (counted in ``replays``), and its sockets and answers match the other process's."""
+    shared = settings.with_(broadcast_url=REDIS_URL)
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=57)
+        registry = _service(two).registry
+        with (
+            two.websocket_connect(f"/ws/games/{gid}") as first,
+            two.websocket_connect(f"/ws/games/{gid}") as second,
+        ):
+            first.send_json({"token": tokens[0]})
+            second.send_json({"token": tokens[1]})
+            _state_where(first)
+            _state_where(second)
+            replays, applied = registry.replays, registry.applied
+            rng = random.Random(7)
+            for _ in range(5):
+                version = play_one(one, gid, tokens, rng)
+                for ws in (first, second):
+                    _state_where(ws, lambda st, v=version: st["version"] == v)
+            assert registry.replays == replays  # no game loaded again
+            assert registry.applied == applied + 5
+            for seat in (0, 1):
+                assert (
+                    state(two, gid, tokens[seat])["view"] == state(one, gid, tokens[seat])["view"]
+                )
+            assert registry.replays == replays  # (nor by the requests' checks)
+
+
+def test_an_idle_game_costs_its_heartbeats_no_query_and_a_change_one(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each beat reads the shared count of the game's changes (Redis) and asks the database
+    only when it moved: sockets open on an idle game cost no query; an action made elsewhere
+    (even one whose notice was lost) costs one, and reaches the sockets."""
+    shared = settings.with_(broadcast_url=REDIS_URL, presence_ttl=0.3)  # a beat every 0.1 s
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=58)
+        store = _service(two).store
+        checks: list[str] = []
+        real_stamp = store.stamp
+
+        def counted_stamp(game_id: str) -> Any:
+            checks.append(game_id)
+            return real_stamp(game_id)
+
+        monkeypatch.setattr(store, "stamp", counted_stamp)
+        with two.websocket_connect(f"/ws/games/{gid}") as ws:
+            ws.send_json({"token": tokens[0]})
+            first = _state_where(ws)
+            registry = _service(two).registry
+            live = registry.get(gid)
+            assert live is not None
+            for _ in range(200):  # the first beat checks once, and keeps the count it saw
+                if live.checked is not None:
+                    break
+                threading.Event().wait(0.01)
+            assert live.checked is not None
+            checks.clear()
+            threading.Event().wait(1.0)  # some ten beats
+            assert checks == []  # idle: no query
+            _lose_notices(monkeypatch, one)
+            active = first["view"]["active"]
+            assert _end_turn(one, gid, tokens[active], 0).status_code == 200
+            pushed = _state_where(ws, lambda st: st["version"] == 1)
+            assert pushed["view"]["active"] == 1 - active
+            assert 1 <= len(checks) <= 2  # (a beat under way as the count moved: two)
+            checks.clear()
+            threading.Event().wait(0.6)
+            assert checks == []  # idle again

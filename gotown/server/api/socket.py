@@ -8,12 +8,13 @@ after its memory was reloaded, every event again with ``events_from`` 0). Send
 ``{"type": "action", "version": N, "action": {...}}`` (its body but the type is an HTTP action's,
 checked by the same schema; refusals come back as ``{"type": "error", "error": {...}}``, and the
 new events come with the push) or ``{"type": "ping"}``. Frames are JSON text; a frame larger
-than a request body may be (``max_body_bytes``) closes the socket with 1009. Each connection
-has its own limit on messages (``rate_limit_per_minute``): the message one more than a minute
-allows is answered ``too-many-requests`` and the socket closed with 4429, so that a flood costs
-the server nothing more once it is over (it is never read again) and cannot starve the other
-clients. A new socket over the caps of :mod:`~gotown.server.services.sockets` (per address, per
-game, the descriptor reserve) is refused the same way.
+than a request body may be (``max_body_bytes``) closes the socket with 1009. The sockets of one
+address share a budget of messages (``rate_limit_per_minute`` a minute, kept by
+:mod:`~gotown.server.services.sockets`): the message one more than a minute allows is answered
+``too-many-requests`` and its socket closed with 4429, so that a flood costs the server nothing
+more once it is over (it is never read again) and cannot starve the other clients. A new socket
+over the caps of that module (per address, per game, the descriptor reserve) or of an address
+whose budget is spent is refused the same way.
 
 Close codes: 4400 (a bad first message), 4401/4403/4404 (token, game), 4422 (a bad
 ``events_from``), 4429 (the rate limit, :mod:`~gotown.server.middleware`, a flood of messages,
@@ -23,10 +24,8 @@ too many open sockets), 4503 (the database does not answer): 4000 + the refusal'
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import json
-import time
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -111,9 +110,6 @@ class Connection:
         self.token: str | None = None
         self.seat: int | None = None
         self.sent = 0
-        limit = service.settings.rate_limit_per_minute
-        self.limit = limit
-        self.recent: collections.deque[float] = collections.deque()
         self.client = websocket.client.host if websocket.client else "?"
         self.admitted = False
 
@@ -248,21 +244,11 @@ class Connection:
             state = await views.state_for(live, self.seat, self.base, self.sent, or_full=True)
             await self.send_state(state)
 
-    def _over_limit(self) -> bool:
-        """Count a message; True when it is one more than a minute allows."""
-        now = time.monotonic()
-        while self.recent and now - self.recent[0] > 60:
-            self.recent.popleft()
-        if self.limit > 0 and len(self.recent) >= self.limit:
-            return True
-        self.recent.append(now)
-        return False
-
     async def _read(self) -> None:
         while True:
             text = await self.receive()
-            if self._over_limit():
-                message = f"more than {self.limit} messages in a minute"
+            if not self.service.sockets.spend(self.client):
+                message = self.service.sockets.budget_message
                 await self.refuse(BusyError("too-many-requests", message))
                 raise WebSocketDisconnect(4429, message)
             elif text is None:

@@ -72,13 +72,11 @@ class GameService:
         self.registry.start_sweeping()
 
     async def close(self) -> None:
-        self.registry.closing = True
-        sweeper = self.registry.sweeper()
-        if sweeper is not None:
-            sweeper.cancel()
+        self.registry.stop()
         await asyncio.gather(self.bots.close(), self.presence.stop_heartbeats())
         # (together: each may wait for a decision under way to end)
         workers = [*self.bots.shutdown_workers(), self.estimates.workers, self.reviews.workers]
         await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
         self.views.close()
         await self.presence.close()
+        await self.registry.changes.close()

@@ -57,7 +57,7 @@ async def apply_move(
     kind = live.stored.seats[seat].kind
     store_it = functools.partial(registry.store.append_action, ends=after.is_over, kind=kind)
     try:
-        await registry.db(store_it, live.id, version, seat, action.to_json())
+        await registry.write(live.id, store_it, live.id, version, seat, action.to_json())
     except SeatChangedError as exc:
         await registry.reload(live)
         if kind == "human":

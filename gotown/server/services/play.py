@@ -197,7 +197,7 @@ class Play:
         take: Callable[..., bool] = self.registry.store.take_seat
         if from_bot:
             take = functools.partial(take, from_bot=True)
-        if not await self.registry.db(take, live.id, seat, name, hash_token(token)):
+        if not await self.registry.write(live.id, take, live.id, seat, name, hash_token(token)):
             await self.registry.reload(live)
             raise ConflictError("seat-taken", f"seat {seat} was just taken")
         target = live.stored.seats[seat]
@@ -225,8 +225,8 @@ class Play:
         if not live.is_full_lobby:
             return
         try:
-            started = await self.registry.db(
-                self.registry.store.set_status, live.id, "playing", "lobby"
+            started = await self.registry.write(
+                live.id, self.registry.store.set_status, live.id, "playing", "lobby"
             )
         except DomainError:
             return  # (logged by Registry.db)
@@ -330,7 +330,9 @@ class Play:
             language=live.stored.language,  # type: ignore[arg-type]
         )
         created = await self.create_game(spec, base_url, rematch_of=live.id)
-        if await self.registry.db(self.registry.store.set_rematch, live.id, created.game_id):
+        if await self.registry.write(
+            live.id, self.registry.store.set_rematch, live.id, created.game_id
+        ):
             live.stored.rematch_id = created.game_id
         else:  # another process linked one first (the game just made stays unused)
             await self.registry.reload(live)

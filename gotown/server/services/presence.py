@@ -7,7 +7,8 @@ person's seat may be handed to a bot (not while they are connected, nor less tha
   started: ``time.monotonic()``).
 - ``redis://`` (:class:`SharedPresence`): the same across every process, through
   :class:`~gotown.server.redis_presence.RedisPresence` (one sorted set per game, refreshed by each
-  process's heartbeat every ``presence_ttl / 3`` s). A seat is also connected while a socket of it
+  process's heartbeat every ``presence_ttl / 3`` s, in one round trip with the game's count of
+  changes, :mod:`~gotown.server.redis_changes`). A seat is also connected while a socket of it
   is open on another process, and away since the last one closed or expired anywhere (wall
   clock). When Redis does not answer, the lobby keeps the last known flags and nobody hands a
   person's seat to a bot (503 ``presence-unavailable``). The heartbeat also checks the game
@@ -25,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import random
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from ..config import Settings
 from ..errors import ConflictError, DomainError, UnavailableError
 from ..pubsub import Notice
+from ..redis_changes import changes_key
 from ..redis_presence import PresenceUnavailableError, RedisPresence, Snapshot
 from .registry import LiveGame, PerGame, Registry
 
@@ -197,6 +200,7 @@ class SharedPresence(LocalPresence):
             settings.broadcast_url,
             ttl=settings.presence_ttl,
             keep=max(0.0, settings.absent_seconds) + settings.presence_ttl,
+            pool_size=settings.redis_pool_size,
         )
 
     def away_for(self, live: LiveGame, seat: int) -> float:
@@ -266,23 +270,30 @@ class SharedPresence(LocalPresence):
         reaching this process (a lost notice)."""
         seats = self._of(live)
         last = seats.shared.connected
+        # The first beat at a random point of the interval: games whose sockets opened together
+        # (a restart, a benchmark) would otherwise all beat at once, and wait on Redis's pool.
+        wait = random.uniform(0.0, self.store.interval)
         while seats.sockets > 0 and not self.registry.closing:
-            await asyncio.sleep(self.store.interval)
+            await asyncio.sleep(wait)
+            wait = self.store.interval
+            snapshot: Snapshot | None = None
+            count: int | None = None  # (unknown: the database is asked)
             try:
-                await self.registry.catch_up(live)
+                # One round trip: presence written and read, and the count of changes.
+                async with seats.lock:
+                    members = dict(seats.members)
+                    snapshot, count = await self.store.beat(live.id, members, changes_key(live.id))
+            except PresenceUnavailableError:
+                pass  # logged by RedisPresence; try again at the next beat
+            except Exception:  # pragma: no cover - a bug must not stop the heartbeat
+                log.exception("presence heartbeat failed for game %s", live.id)
+            try:
+                await self.registry.catch_up_at(live, count)
             except DomainError:
                 pass  # the game is gone, or the database does not answer (logged)
             except Exception:  # a bug must not stop the heartbeat: try again at the next beat
                 log.exception("cannot check game %s against the database", live.id)
-            try:
-                async with seats.lock:
-                    if seats.members:
-                        await self.store.refresh(live.id, dict(seats.members))
-                snapshot = await self.store.read(live.id)
-            except PresenceUnavailableError:
-                continue  # logged by RedisPresence; try again at the next beat
-            except Exception:  # pragma: no cover - a bug must not stop the heartbeat
-                log.exception("presence heartbeat failed for game %s", live.id)
+            if snapshot is None:
                 continue
             seats.shared = snapshot
             if snapshot.connected != last:

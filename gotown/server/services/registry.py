@@ -9,8 +9,13 @@ as after a restart. A finished game also leaves as soon as its last socket close
 With ``redis://`` several processes share the database, so a game held in memory may be behind
 it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
 the database's and reloads the game when they differ; a process holding sockets of a game does so
-at every presence heartbeat too. Notices only make this quicker: one that is lost costs nothing
-but time. With ``memory://`` there is one process, whose memory is always current.
+at a presence heartbeat too, when the shared count of the game's changes
+(:mod:`~gotown.server.redis_changes`: one Redis read) moved since it last checked: an idle
+game costs no query. Notices only make this quicker: one that is lost costs nothing
+but time. A notice of an action carries the action: a process whose copy is one version behind
+applies it (:meth:`Registry.refresh`) instead of loading the game and replaying every action
+(:attr:`Registry.replays` counts those). With ``memory://`` there is one process, whose memory is
+always current.
 
 A store call whose database does not answer (down, unreachable, connection lost, every pooled
 connection busy) is :class:`~gotown.server.errors.UnavailableError` (503 ``storage-unavailable``).
@@ -37,6 +42,7 @@ from gotown.engine import Action, Game, Options
 from ..config import Settings
 from ..errors import NotFoundError, UnavailableError
 from ..pubsub import Notice, PubSub
+from ..redis_changes import ChangeCounts
 from ..storage import Store, StoredGame, stamp_of
 
 log = logging.getLogger("gotown.server")
@@ -67,6 +73,9 @@ class LiveGame:
     owner: str | None = None
     #: When a request, an action or a socket last used it (``time.monotonic()``).
     used: float = field(default_factory=time.monotonic)
+    #: The shared count of the game's changes when this copy was last checked against the
+    #: database (:mod:`~gotown.server.redis_changes`; None: not yet).
+    checked: int | None = None
 
     @property
     def id(self) -> str:
@@ -158,6 +167,15 @@ class Registry:
         self.on_full_lobby: Callable[[LiveGame], Awaitable[None]] | None = None
         self.closing = False
         self._sweeper: asyncio.Task[None] | None = None
+        #: Games rebuilt from the database (a load: every action replayed) and actions of
+        #: another process applied to a copy from their notice, since the process started.
+        self.replays = 0
+        self.applied = 0
+        #: Every write to a game counted first, for the other processes' heartbeats.
+        self.changes = ChangeCounts(
+            settings.broadcast_url if self.shared else None, pool_size=settings.redis_pool_size
+        )
+        self._retrier: asyncio.Task[None] | None = None
 
     def get(self, game_id: str) -> LiveGame | None:
         """The game if this process holds it (without loading it)."""
@@ -175,6 +193,12 @@ class Registry:
             raise UnavailableError(
                 "storage-unavailable", "the game store does not answer: try again shortly"
             ) from exc
+
+    async def write(self, game_id: str, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`db` for a store call that changes ``game_id``'s record: the change is counted
+        first (:mod:`~gotown.server.redis_changes`), so that the other processes look."""
+        await self.changes.mark(game_id)
+        return await self.db(fn, *args)
 
     async def live(self, game_id: str) -> LiveGame:
         """The game held in memory, loaded first if it is not (see :meth:`current`)."""
@@ -213,9 +237,10 @@ class Registry:
         if stored is None:
             raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
         game = await asyncio.to_thread(rebuild, stored)
+        self.replays += 1
         if game is not None and game.is_over and stored.status != "over":
             # The last action was stored but the server stopped before marking the end.
-            await self.db(self.store.set_status, game_id, "over")
+            await self.write(game_id, self.store.set_status, game_id, "over")
             stored.status = "over"
         return stored, game
 
@@ -240,6 +265,21 @@ class Registry:
         self.pubsub.deliver_locally(Notice(live.id, live.version, change, self.pubsub.id))
         return True
 
+    async def catch_up_if_changed(self, live: LiveGame) -> bool:
+        """:meth:`catch_up` unless the shared count of the game's changes is still the one it
+        was checked at (then no query: an idle game costs none); as :meth:`catch_up` when the
+        count is unknown (Redis does not answer)."""
+        return await self.catch_up_at(live, await self.changes.read(live.id))
+
+    async def catch_up_at(self, live: LiveGame, count: int | None) -> bool:
+        """:meth:`catch_up_if_changed` with the count already read (before this call: a change
+        after the read moves it again); None: unknown."""
+        if count is not None and count == live.checked:
+            return False
+        changed = await self.catch_up(live)
+        live.checked = count
+        return changed
+
     async def catch_up_quietly(self, live: LiveGame) -> None:
         """:meth:`catch_up` when several processes share the database (a socket opening);
         never raises (the heartbeat tries again)."""
@@ -250,18 +290,44 @@ class Registry:
                 log.exception("cannot check game %s against the database", live.id)
 
     async def refresh(self, notice: Notice) -> None:
-        """Catch up with a change made by another process."""
+        """Catch up with a change made by another process: the action of its notice applied to
+        the copy one version behind, else the game loaded again."""
         if notice.origin == self.pubsub.id:
             return  # our own change: the live game is already current
         live = self._games.get(notice.game_id)
         if live is not None and (notice.version > live.version or notice.change == "lobby"):
             async with live.lock:
+                if notice.change == "action" and self._apply(live, notice):
+                    return
                 if notice.version > live.version or notice.change == "lobby":
                     await self.reload(live)
 
-    async def notify(self, live: LiveGame, change: str) -> None:
+    def _apply(self, live: LiveGame, notice: Notice) -> bool:
+        """Apply the notice's action to ``live`` when it is the next one (the caller holds the
+        lock); False when it cannot (another version, no action, a started game missing, or
+        an action the copy refuses: then the game is loaded again)."""
+        game = live.game
+        if notice.action is None or game is None or notice.version != game.version + 1:
+            return False
+        after = game.copy()
         try:
-            await self.pubsub.publish(Notice(live.id, live.version, change, self.pubsub.id))
+            after.apply(Action.from_json(notice.action))
+        except Exception:  # (a copy that differs from the database: load it again)
+            log.warning("cannot apply the notice's action to game %s: reloading", live.id)
+            return False
+        live.game = after
+        live.stored.actions.append(notice.action)
+        if after.is_over:
+            live.stored.status = "over"
+        self.applied += 1
+        return True
+
+    async def notify(self, live: LiveGame, change: str) -> None:
+        actions = live.stored.actions
+        action = actions[-1] if change == "action" and actions else None
+        notice = Notice(live.id, live.version, change, self.pubsub.id, action)
+        try:
+            await self.pubsub.publish(notice)
         except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
             log.exception("cannot publish a notice for game %s", live.id)
 
@@ -295,7 +361,26 @@ class Registry:
         return idle
 
     def start_sweeping(self) -> None:
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        loop = asyncio.get_running_loop()
+        self._sweeper = loop.create_task(self._sweep())
+        if self.shared:
+            self._retrier = loop.create_task(self._retry_marks())
+
+    async def _retry_marks(self) -> None:
+        """Every second, the counts of changes Redis did not take are written again."""
+        while not self.closing:
+            await asyncio.sleep(1.0)
+            try:
+                await self.changes.retry()
+            except Exception:  # pragma: no cover - a bug must not stop the retries
+                log.exception("cannot write the counts of changes again")
+
+    def stop(self) -> None:
+        """No more sweeps nor retries (:attr:`changes` is closed by the caller, last)."""
+        self.closing = True
+        for task in (self._sweeper, self._retrier):
+            if task is not None:
+                task.cancel()
 
     async def _sweep(self) -> None:
         """:meth:`evict_idle` every ``min(60, idle_game_seconds / 2)`` seconds: a game leaves

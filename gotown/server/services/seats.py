@@ -94,7 +94,9 @@ class Seats:
             self.bots.reserve_bots_only(live.id, client)
             live.owner = client
         store = self.registry.store
-        if not await self.registry.db(store.set_seat_kind, live.id, seat, "bot", level, was):
+        if not await self.registry.write(
+            live.id, store.set_seat_kind, live.id, seat, "bot", level, was
+        ):
             return False
         stored_seat = live.stored.seats[seat]
         stored_seat.kind, stored_seat.level = "bot", level
@@ -115,7 +117,9 @@ class Seats:
                 return
             await self.presence.mark_taken(live, seat)  # first, as for a join
             store = self.registry.store
-            if not await self.registry.db(store.set_seat_kind, game_id, seat, "human", None):
+            if not await self.registry.write(
+                game_id, store.set_seat_kind, game_id, seat, "human", None
+            ):
                 await self.registry.reload(live)  # (it ended on another process a moment ago)
                 raise ConflictError("game-over", "the game is over")
             target.kind, target.level = "human", None
