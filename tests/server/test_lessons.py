@@ -162,7 +162,7 @@ def test_a_step_shows_the_players_view_only(client: TestClient) -> None:
     assert state["seat"] == 0 and state["status"] == "playing"
     view = state["view"]
     assert sorted(view["hand"]) == ["1", "3", "thief"]
-    assert "hands" not in view and view["hand_sizes"] == [3, 1]  # R22: their card stays hidden
+    assert view["hands"] is None and view["hand_sizes"] == [3, 1]  # R22: their card stays hidden
     assert {"type": "thief", "target": 1} in state["legal"]
     assert data["record"]["actions"] == []
     assert Game.from_position(data["record"]["position"]) == lessons.BY_ID["thief"].start()

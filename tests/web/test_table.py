@@ -320,9 +320,11 @@ def test_the_dark_theme_follows_the_system(browser: Browser, server_url: str) ->
 
 def _play_game_by_targets(page: Page, drag: bool) -> int:
     """Play a whole game through the page as a player would: tap (or drag) a card, then its
-    glowing target; end the turn when nothing lights up. Returns the moves made on targets."""
+    glowing target; end the turn when nothing lights up. Returns the moves made on targets.
+    The bound is the turn limit's (R23: 300 turns, half of them ours) times a turn's moves:
+    a long game of steals and guard dogs took more than 400 of these steps."""
     moves = 0
-    for _ in range(400):
+    for _ in range(1500):
         page.wait_for_selector("#status.mine, #winner", timeout=30000)
         if page.locator("#winner").count():
             return moves
