@@ -2,9 +2,11 @@
 process tell, with one Redis read, whether a game it holds may have changed in the database
 without its notice reaching it.
 
-Every write to a game's record is counted *before* it is made (:meth:`ChangeCounts.mark`, an
-``INCR``): a process that dies between its write and its notice has still moved the count, so
-the others check the database at their next heartbeat and find the change. A process keeps, for
+Every write to a game's record is counted *before* it is made and again after it
+(:meth:`ChangeCounts.mark`, an ``INCR``; see ``Registry.write``): a process that dies between its
+write and its notice has still moved the count, so the others check the database at their next
+heartbeat and find the change; and a heartbeat that read the count between the first mark and
+the commit (finding nothing yet) sees it move once more. A process keeps, for
 each game it holds, the count it last checked the database at; while the count is the same,
 its heartbeat asks the database nothing (an idle game costs no query), and a change costs one
 check. When Redis does not answer, the count is unknown (None) and the heartbeat checks the

@@ -492,3 +492,36 @@ def test_an_idle_game_costs_its_heartbeats_no_query_and_a_change_one(
             checks.clear()
             threading.Event().wait(0.6)
             assert checks == []  # idle again
+
+
+def test_a_beat_between_a_change_counted_and_its_write_still_finds_it(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A heartbeat of the other process that reads the count after the change was counted but
+    before its write is committed finds nothing in the database; the change (whose notice is
+    lost) must still be found at a later beat, not missed until the game changes again."""
+    shared = settings.with_(broadcast_url=REDIS_URL, presence_ttl=60)  # the test drives beats
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=58)
+        registry = _service(two).registry
+        live = two.portal.call(registry.live, gid)
+        two.portal.call(registry.catch_up_if_changed, live)  # checked at today's count
+        before = live.version
+        store = _service(one).store
+        real_append = store.append_action
+        beats: list[bool] = []
+
+        def append_after_a_beat(*args: Any, **kwargs: Any) -> Any:
+            # Counted, not yet written: the other process's heartbeat runs now.
+            beats.append(two.portal.call(registry.catch_up_if_changed, live))
+            return real_append(*args, **kwargs)
+
+        monkeypatch.setattr(store, "append_action", append_after_a_beat)
+        _lose_notices(monkeypatch, one)
+        state = one.get(f"/api/games/{gid}/state", headers=auth(tokens[0])).json()
+        active = state["view"]["active"]
+        assert _end_turn(one, gid, tokens[active], state["version"]).status_code == 200
+        assert beats == [False]  # the beat in the window found nothing yet
+        assert live.version == before  # and the notice was lost
+        assert two.portal.call(registry.catch_up_if_changed, live) is True  # the next beat looks
+        assert live.version == before + 1

@@ -196,9 +196,15 @@ class Registry:
 
     async def write(self, game_id: str, fn: Callable[..., T], *args: Any) -> T:
         """:meth:`db` for a store call that changes ``game_id``'s record: the change is counted
-        first (:mod:`~gotown.server.redis_changes`), so that the other processes look."""
+        before the write and again after it (:mod:`~gotown.server.redis_changes`), so that the
+        other processes look. Before: a process that dies between its write and its notice has
+        moved the count. After: a heartbeat that read the first count while the write was not
+        yet committed found nothing and kept that count; the second one makes it look again."""
         await self.changes.mark(game_id)
-        return await self.db(fn, *args)
+        try:
+            return await self.db(fn, *args)
+        finally:
+            await self.changes.mark(game_id)
 
     async def live(self, game_id: str) -> LiveGame:
         """The game held in memory, loaded first if it is not (see :meth:`current`)."""
