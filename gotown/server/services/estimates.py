@@ -89,8 +89,7 @@ class Estimates:
         self.registry = registry
         self.views = views
         self.workers = Workers("hint", 1, processes=settings.worker_processes, niceness=5)
-        self._pending = 0
-        self._by_client: collections.Counter[str] = collections.Counter()
+        self._pending = Pending(settings, "estimates")
         self._of = PerGame(_Cache)
 
     async def _estimate(
@@ -118,9 +117,9 @@ class Estimates:
             return await self.workers.run(compute, seen)
 
         def start() -> asyncio.Future[T]:
-            self._admit(client)  # (raises before anything is queued)
+            self._pending.admit(client)  # (raises before anything is queued)
             future = asyncio.ensure_future(run())
-            future.add_done_callback(lambda _future: self._done(client))
+            future.add_done_callback(lambda _future: self._pending.done(client))
             return future
 
         try:
@@ -130,31 +129,6 @@ class Estimates:
         except Exception as exc:
             log.exception("the estimate for seat %s failed in game %s", seat, live.id)
             raise UnavailableError("estimate-failed", "the estimate failed: try again") from exc
-
-    def _admit(self, client: str) -> None:
-        """Count a new estimate of ``client``, or refuse it (429 ``estimate-busy``)."""
-        limit = self.settings.max_pending_estimates
-        if self._pending >= limit:
-            raise BusyError(
-                "estimate-busy",
-                f"{self._pending} estimates are being computed on this server, its "
-                f"limit ({limit}): try again in a moment",
-            )
-        per_client = self.settings.max_pending_estimates_per_client
-        if self._by_client[client] >= per_client:
-            raise BusyError(
-                "estimate-busy",
-                f"your address already waits for {self._by_client[client]} "
-                f"estimates, the limit per address ({per_client}): try again when they are done",
-            )
-        self._pending += 1
-        self._by_client[client] += 1
-
-    def _done(self, client: str) -> None:
-        self._pending -= 1
-        self._by_client[client] -= 1
-        if self._by_client[client] <= 0:
-            del self._by_client[client]
 
     async def _hints_now(self, live: LiveGame, game: Game, client: str) -> Any:
         """The hint for the seat to act in ``game`` (shared by the hint and the chances)."""
@@ -224,3 +198,40 @@ class Estimates:
             lambda: loop.run_in_executor(self.views.executor, last_turn_end, stored, actions, seat),
             keep_the_newest,
         )
+
+
+class Pending:
+    """The bound on work a process queues for clients (``max_pending_estimates``, and
+    ``max_pending_estimates_per_client`` for one address): :meth:`admit` counts a new one or
+    refuses it (429 ``estimate-busy``), :meth:`done` counts it finished. The estimates and the
+    reviews each keep their own count (``noun`` names them in the refusal)."""
+
+    def __init__(self, settings: Settings, noun: str) -> None:
+        self.settings = settings
+        self.noun = noun
+        self.count = 0
+        self.by_client: collections.Counter[str] = collections.Counter()
+
+    def admit(self, client: str) -> None:
+        limit = self.settings.max_pending_estimates
+        if self.count >= limit:
+            raise BusyError(
+                "estimate-busy",
+                f"{self.count} {self.noun} are being computed on this server, its "
+                f"limit ({limit}): try again in a moment",
+            )
+        per_client = self.settings.max_pending_estimates_per_client
+        if self.by_client[client] >= per_client:
+            raise BusyError(
+                "estimate-busy",
+                f"your address already waits for {self.by_client[client]} {self.noun}, "
+                f"the limit per address ({per_client}): try again when they are done",
+            )
+        self.count += 1
+        self.by_client[client] += 1
+
+    def done(self, client: str) -> None:
+        self.count -= 1
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]

@@ -28,8 +28,9 @@ from gotown.engine import Action, Record, format_action
 
 from .. import schemas
 from ..config import Settings
-from ..errors import BusyError, ConflictError, DomainError, InvalidError, UnavailableError
+from ..errors import ConflictError, DomainError, InvalidError, UnavailableError
 from ..workers import Workers
+from .estimates import Pending
 from .registry import Registry, shared_once
 
 log = logging.getLogger("gotown.server")
@@ -81,8 +82,7 @@ class Reviews:
         self._kept: collections.OrderedDict[tuple[str, int | None], asyncio.Future[Any]] = (
             collections.OrderedDict()
         )
-        self._pending = 0
-        self._by_client: collections.Counter[str] = collections.Counter()
+        self._pending = Pending(settings, "reviews")  # counted apart from the estimates
 
     async def review(self, game_id: str, seat: int | None, client: str = "?") -> schemas.ReviewOut:
         live = await self.registry.current(game_id)
@@ -106,11 +106,11 @@ class Reviews:
         actions = list(stored.actions)
 
         def start() -> asyncio.Future[Any]:
-            self._admit(client)  # (raises before anything is queued)
+            self._pending.admit(client)  # (raises before anything is queued)
             future = asyncio.ensure_future(
                 self.workers.run(review_json, origin, actions, seat, iterations)
             )
-            future.add_done_callback(lambda _future: self._done(client))
+            future.add_done_callback(lambda _future: self._pending.done(client))
             return future
 
         def keep_the_newest() -> None:
@@ -127,29 +127,3 @@ class Reviews:
         if key in self._kept:
             self._kept.move_to_end(key)
         return schemas.ReviewOut(game_id=stored.id, iterations=iterations, **data)
-
-    def _admit(self, client: str) -> None:
-        """Count a new review of ``client``, or refuse it (429 ``estimate-busy``): the bounds
-        of the estimates (``max_pending_estimates`` and per client), counted apart."""
-        limit = self.settings.max_pending_estimates
-        if self._pending >= limit:
-            raise BusyError(
-                "estimate-busy",
-                f"{self._pending} reviews are being computed on this server, its limit "
-                f"({limit}): try again in a moment",
-            )
-        per_client = self.settings.max_pending_estimates_per_client
-        if self._by_client[client] >= per_client:
-            raise BusyError(
-                "estimate-busy",
-                f"your address already waits for {self._by_client[client]} reviews, the "
-                f"limit per address ({per_client}): try again when they are done",
-            )
-        self._pending += 1
-        self._by_client[client] += 1
-
-    def _done(self, client: str) -> None:
-        self._pending -= 1
-        self._by_client[client] -= 1
-        if self._by_client[client] <= 0:
-            del self._by_client[client]
