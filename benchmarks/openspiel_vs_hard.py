@@ -11,6 +11,13 @@ percentile time a decision.
     .venv/bin/python benchmarks/openspiel_vs_hard.py --games 500 --workers 2 \
         --results openspiel-vs-hard.jsonl
 
+Each game records the engine build it ran on (pure Python or compiled by mypyc,
+``PYTHONPATH=build/compiled-engine``, :mod:`gotown.engine._build`): the rules and so the
+results are the same, the times are not, and they are printed per build. The games are not
+replayed move for move from their seed: OpenSpiel's search does not choose the same moves
+from one run to the next (seen with ``PYTHONHASHSEED`` fixed as well), so a game's index
+fixes its deal and seats only.
+
 ``--iterations`` changes both sides' budget at once (a quick look: ``--iterations 100``).
 With ``--results``, each game's result is appended to that file (a JSON line) as it ends, and a
 rerun plays only the games the file lacks: a long run can stop and go on. A file holds the
@@ -35,6 +42,7 @@ class Result:
     winner: str | None  # "hard", "openspiel" or None
     hard_times: tuple[float, ...]
     openspiel_times: tuple[float, ...]
+    build: str = "pure"  # the engine the game ran on (``gotown.engine.COMPILED``): times differ
 
 
 def play(index: int, iterations: int, uct_c: float, turn_limit: int) -> Result:
@@ -46,6 +54,7 @@ def play(index: int, iterations: int, uct_c: float, turn_limit: int) -> Result:
     from open_spiel.python.algorithms import ismcts, mcts
 
     from gotown.bots import bot_from_spec, hashed_seed
+    from gotown.engine import COMPILED
     from gotown.rl import engine_to_action
     from gotown.rl.openspiel import SEED_BYTES
 
@@ -74,7 +83,8 @@ def play(index: int, iterations: int, uct_c: float, turn_limit: int) -> Result:
     winner = None
     if outcome is not None and outcome.winner is not None:
         winner = "openspiel" if outcome.winner == their_seat else "hard"
-    return Result(winner, tuple(times[1 - their_seat]), tuple(times[their_seat]))
+    build = "compiled" if COMPILED else "pure"
+    return Result(winner, tuple(times[1 - their_seat]), tuple(times[their_seat]), build)
 
 
 def _times(values: list[float]) -> str:
@@ -88,6 +98,7 @@ def _times(values: list[float]) -> str:
 #: What a results file records of its setting: a rerun must match it.
 SETTING = ("iterations", "uct_c", "turn_limit")
 WINNERS = ("hard", "openspiel", None)
+BUILDS = ("pure", "compiled")
 
 
 def load_results(path: Path, setting: dict[str, Any]) -> dict[int, Result]:
@@ -106,9 +117,17 @@ def load_results(path: Path, setting: dict[str, Any]) -> dict[int, Result]:
             data = json.loads(line)
             index = data["game"]
             result = Result(
-                data["winner"], tuple(data["hard_times"]), tuple(data["openspiel_times"])
+                data["winner"],
+                tuple(data["hard_times"]),
+                tuple(data["openspiel_times"]),
+                data.get("build", "pure"),
             )
-            valid = type(index) is int and index >= 0 and result.winner in WINNERS
+            valid = (
+                type(index) is int
+                and index >= 0
+                and result.winner in WINNERS
+                and result.build in BUILDS
+            )
         except (ValueError, KeyError, TypeError):
             valid = False
         if not valid:
@@ -175,10 +194,15 @@ def main(
         f"({wins / len(results):.1%}, 95% {low:.1%} to {high:.1%}), OpenSpiel's ISMCTS won "
         f"{losses}, {len(results) - wins - losses} without a winner"
     )
-    click.echo(f"hard: {_times([t for r in results for t in r.hard_times])} a decision")
-    click.echo(
-        f"OpenSpiel ISMCTS: {_times([t for r in results for t in r.openspiel_times])} a decision"
-    )
+    for build in BUILDS:  # the results do not depend on the build, the times do
+        games_of = [r for r in results if r.build == build]
+        if games_of:
+            hard = _times([t for r in games_of for t in r.hard_times])
+            theirs = _times([t for r in games_of for t in r.openspiel_times])
+            click.echo(
+                f"{len(games_of)} games on the {build} engine: hard {hard}, "
+                f"OpenSpiel ISMCTS {theirs} a decision"
+            )
 
 
 if __name__ == "__main__":

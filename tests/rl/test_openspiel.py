@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from open_spiel.python.algorithms import generate_playthrough, ismcts, mcts
 from open_spiel.python.observation import make_observation
 
-from gotown.engine import Game
+from gotown.engine import COMPILED, Game
 from gotown.rl import encode_view
 from gotown.rl.openspiel import SEED_BYTES, GoTownState
 
@@ -213,6 +213,7 @@ def test_the_head_to_head_benchmark_plays_a_game_each_way() -> None:
         result = module.play(index, iterations=5, uct_c=2.0, turn_limit=40)
         assert result.winner in ("hard", "openspiel", None)
         assert result.hard_times and result.openspiel_times
+        assert result.build == ("compiled" if COMPILED else "pure")
 
 
 PLAYTHROUGH = Path(__file__).resolve().parent / "data" / "python_gotown_playthrough.txt"
