@@ -8,7 +8,10 @@ worker thread so that the event loop never waits on the database.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +175,10 @@ class Store:
             level = sqlite_synchronous.upper()
             event.listen(self.engine, "connect", lambda c, r: _sqlite_pragmas(c, r, level))
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        sqlite = database_url.startswith("sqlite")
+        self._writer: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if sqlite else contextlib.nullcontext()
+        )
 
     def migrate(self, revision: str = "head") -> None:
         """Bring the schema to the newest migration (Alembic, ``migrations/``), or to
@@ -212,10 +219,24 @@ class Store:
     def session(self) -> Session:
         return self._sessions()
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in a write transaction, committed at the end (rolled back on an error).
+
+        On SQLite the write transactions of this process take turns on a lock. SQLite admits
+        one writer at a time; a second one that finds the database locked waits in SQLite's
+        busy handler, which sleeps and polls (sleeps of up to 100 ms), so writers from several
+        threads form convoys: 200 appends a second from the service's threads had a p99 of
+        50 ms and a maximum of 0.75 s, and 400 a second a maximum of 1.4 s, where taking turns
+        on a lock gave 10 ms and 22 ms, 24 ms and 40 ms. PostgreSQL locks rows, not the
+        database: no lock there."""
+        with self._writer, self.session() as s, s.begin():
+            yield s
+
     # --- games -------------------------------------------------------------------------------
 
     def create_game(self, game: StoredGame) -> None:
-        with self.session() as s, s.begin():
+        with self.transaction() as s:
             s.add(
                 GameRow(
                     id=game.id,
@@ -315,7 +336,7 @@ class Store:
 
     def set_status(self, game_id: str, status: str, was: str | None = None) -> bool:
         """Set the status (only if it is ``was`` now, when given); False when it was not."""
-        with self.session() as s, s.begin():
+        with self.transaction() as s:
             query = update(GameRow).where(GameRow.id == game_id)
             if was is not None:
                 query = query.where(GameRow.status == was)
@@ -324,7 +345,7 @@ class Store:
 
     def set_rematch(self, game_id: str, rematch_id: str) -> bool:
         """Link a rematch; False when another one was linked first."""
-        with self.session() as s, s.begin():
+        with self.transaction() as s:
             result = s.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id, GameRow.rematch_id.is_(None))
@@ -339,7 +360,7 @@ class Store:
     ) -> bool:
         """Give a free human seat to a person (``from_bot``: a seat a bot was given, that no
         person holds, becomes theirs); False if someone took or changed it first."""
-        with self.session() as s, s.begin():
+        with self.transaction() as s:
             result = s.execute(
                 update(SeatRow)
                 .where(
@@ -363,7 +384,7 @@ class Store:
     ) -> bool:
         """Make the seat a person's or a bot's; with ``was`` = (kind, token hash) only if the
         seat is still that (nobody took or changed it meanwhile). False when it was not."""
-        with self.session() as s, s.begin():
+        with self.transaction() as s:
             query = update(SeatRow).where(
                 SeatRow.game_id == game_id, SeatRow.seat == seat, _not_over(game_id)
             )
@@ -396,7 +417,7 @@ class Store:
         is not of that kind, checked in the same transaction (its row stays locked until the
         action is stored: a seat taken back at that moment elsewhere waits, then sees it)."""
         try:
-            with self.session() as s, s.begin():
+            with self.transaction() as s:
                 if kind is not None:
                     mine = s.execute(
                         update(SeatRow)
