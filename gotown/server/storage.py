@@ -25,9 +25,11 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     func,
+    insert,
     select,
     update,
 )
@@ -93,6 +95,45 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+# The statements of the two calls made for every action (Store.append_action, Store.stamp),
+# built once and run on a connection (SQLAlchemy Core): through a session, and built anew each
+# time, they cost 0.89 ms and 0.55 ms of CPU on SQLite; this way 0.17 ms and 0.11 ms.
+_CLAIM_SEAT = (
+    update(SeatRow)
+    .where(
+        SeatRow.game_id == bindparam("b_game"),
+        SeatRow.seat == bindparam("b_seat"),
+        SeatRow.kind == bindparam("b_kind"),
+    )
+    .values(kind=bindparam("b_kind"))
+)
+_INSERT_ACTION = insert(ActionRow).values(
+    game_id=bindparam("b_game"),
+    seq=bindparam("b_seq"),
+    seat=bindparam("b_seat"),
+    action=bindparam("b_action"),
+    created_at=bindparam("b_created_at"),
+)
+_END_GAME = update(GameRow).where(GameRow.id == bindparam("b_game")).values(status="over")
+_STAMP = (
+    select(
+        GameRow.status,
+        GameRow.rematch_id,
+        select(func.count(ActionRow.id))
+        .where(ActionRow.game_id == bindparam("b_game"))
+        .scalar_subquery(),
+        SeatRow.seat,
+        SeatRow.kind,
+        SeatRow.level,
+        SeatRow.name,
+        SeatRow.token_hash,
+    )
+    .join(SeatRow, SeatRow.game_id == GameRow.id)
+    .where(GameRow.id == bindparam("b_game"))
+    .order_by(SeatRow.seat)
+)
 
 
 @dataclass
@@ -290,26 +331,8 @@ class Store:
     def stamp(self, game_id: str) -> Stamp | None:
         """The game's :data:`Stamp` as stored now (None for no such game): one small query, so
         that a process can check its copy of a game before answering from it."""
-        count = (
-            select(func.count(ActionRow.id)).where(ActionRow.game_id == game_id).scalar_subquery()
-        )
-        query = (
-            select(
-                GameRow.status,
-                GameRow.rematch_id,
-                count,
-                SeatRow.seat,
-                SeatRow.kind,
-                SeatRow.level,
-                SeatRow.name,
-                SeatRow.token_hash,
-            )
-            .join(SeatRow, SeatRow.game_id == GameRow.id)
-            .where(GameRow.id == game_id)
-            .order_by(SeatRow.seat)
-        )
         with self.engine.connect() as connection:
-            rows = connection.execute(query).all()
+            rows = connection.execute(_STAMP, {"b_game": game_id}).all()
         if not rows:
             return None
         first = rows[0]
@@ -416,22 +439,16 @@ class Store:
         is taken; with ``kind`` ("human" or "bot": who made it), SeatChangedError if the seat
         is not of that kind, checked in the same transaction (its row stays locked until the
         action is stored: a seat taken back at that moment elsewhere waits, then sees it)."""
+        values = {"b_game": game_id, "b_seq": seq, "b_seat": seat, "b_action": action,
+                  "b_kind": kind}  # fmt: skip
         try:
-            with self.transaction() as s:
-                if kind is not None:
-                    mine = s.execute(
-                        update(SeatRow)
-                        .where(
-                            SeatRow.game_id == game_id, SeatRow.seat == seat, SeatRow.kind == kind
-                        )
-                        .values(kind=kind)
-                    )
-                    if not mine.rowcount:  # type: ignore[attr-defined]
-                        raise SeatChangedError(f"seat {seat} is no longer played by a {kind}")
-                s.add(ActionRow(game_id=game_id, seq=seq, seat=seat, action=action))
+            with self._writer, self.engine.begin() as connection:
+                if kind is not None and not connection.execute(_CLAIM_SEAT, values).rowcount:
+                    raise SeatChangedError(f"seat {seat} is no longer played by a {kind}")
+                # the action first: a taken version fails before the status is set
+                connection.execute(_INSERT_ACTION, {**values, "b_created_at": _now()})
                 if ends:
-                    s.flush()  # the action first: a taken version fails before the status
-                    s.execute(update(GameRow).where(GameRow.id == game_id).values(status="over"))
+                    connection.execute(_END_GAME, values)
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
 
