@@ -6,8 +6,18 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-__all__ = ["run"]
+__all__ = ["SERVING", "run"]
+
+#: How uvicorn serves the table (:func:`run`, and the tests' real servers).
+SERVING: dict[str, Any] = {
+    "ws_max_size": 65_536,  # a client only ever sends small messages
+    # No permessage-deflate: its state (a compressor and a decompressor, about 95 KB) was the
+    # largest part of an open socket's memory, kept for as long as the socket stays open, and
+    # the messages it would shrink are a few KB of JSON, once a move.
+    "ws_per_message_deflate": False,
+}
 
 
 def run(
@@ -29,5 +39,5 @@ def run(
         port=port,
         reload=reload,
         log_level="info",
-        ws_max_size=65_536,  # a client only ever sends small messages
+        **SERVING,
     )

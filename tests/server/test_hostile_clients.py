@@ -23,6 +23,7 @@ from starlette.testclient import WebSocketTestSession
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from gotown.server import SERVING
 from gotown.server.config import Settings
 from gotown.server.errors import BusyError
 from gotown.server.main import create_app
@@ -127,7 +128,9 @@ def _serving(settings: Settings) -> Iterator[tuple[str, int]]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, log_config=None, **SERVING
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -274,3 +277,17 @@ def test_an_address_budget_of_messages_frees_up_after_a_minute_and_is_then_forgo
     clock["now"] += 61
     sockets.spend("c")
     assert list(sockets._messages) == ["c"]  # a and b, silent for a minute: forgotten
+
+
+def test_sockets_are_not_compressed_so_that_an_open_one_costs_little_memory(
+    served: tuple[str, int],
+) -> None:
+    """SERVING: a client that offers permessage-deflate (as browsers do) is not given it."""
+    host, port = served
+    game_id = httpx.post(
+        f"http://{host}:{port}/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "A"}
+    ).json()["game_id"]
+    with connect(f"ws://{host}:{port}/ws/games/{game_id}", compression="deflate") as ws:
+        ws.send(json.dumps({"token": None}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        assert ws.protocol.extensions == []
