@@ -230,7 +230,10 @@ async def _run(
 ) -> dict[str, Any]:
     rng = random.Random(1)
     figures = Figures()
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    # A kept-alive connection is dropped before uvicorn's own 5 s would close it: reusing one
+    # the server is closing at that moment fails the request (a ReadError), a race of the
+    # client's, which browsers hide by retrying.
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200, keepalive_expiry=3)
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         rss_before = sum(_rss_kb(pid) for pid in pids)
         tables: list[Table] = []

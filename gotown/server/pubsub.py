@@ -86,6 +86,8 @@ class PubSub:
         self._pubsub: Any = None
         self._subscriber: Any = None
         self._reader: asyncio.Task[None] | None = None
+        #: (Un)subscribing one at a time: see :meth:`subscribe`.
+        self._subscribing = asyncio.Lock()
 
     async def connect(self) -> None:
         if self._remote:
@@ -153,20 +155,31 @@ class PubSub:
                 self._deliver(channel, Notice.from_message(message["data"]))
 
     async def _retry_subscriptions(self) -> None:
-        for channel in list(self._unsubscribed):
-            if channel in self._queues:
-                await self._pubsub.subscribe(channel)
-            self._unsubscribed.discard(channel)
+        async with self._subscribing:
+            for channel in list(self._unsubscribed):
+                if channel in self._queues:
+                    await self._pubsub.subscribe(channel)
+                self._unsubscribed.discard(channel)
 
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[AsyncIterator[Notice]]:
+        """The notices of ``game_id`` while the context lasts.
+
+        Subscriptions to Redis are made one at a time: redis-py's ``PubSub`` takes its
+        connection at its first command, and several first commands at once (sockets opening
+        together after a restart, or in a benchmark) each took a connection of their own, of
+        which only the last is read: the channels subscribed on the others went on counting as
+        heard (PUBLISH answered 2) while their notices were never read. With two processes
+        and 1,000 games, one process lost 46 games' notices that way, each change then waiting
+        for the heartbeat (p99 2.2 s from an action to the other seat's update)."""
         channel = _channel(game_id)
         queue: asyncio.Queue[Notice] = asyncio.Queue()
         first = not self._queues.get(channel)
         self._queues.setdefault(channel, set()).add(queue)
         if first and self._remote:
             try:
-                await self._pubsub.subscribe(channel)
+                async with self._subscribing:
+                    await self._pubsub.subscribe(channel)
             except Exception:  # Redis is down: local notices still arrive; retried by the reader
                 log.exception("cannot subscribe to %s on %s: will retry", channel, self.url)
                 self._unsubscribed.add(channel)
@@ -185,4 +198,5 @@ class PubSub:
                 self._unsubscribed.discard(channel)
                 if self._remote and self._pubsub is not None:
                     with contextlib.suppress(Exception):
-                        await self._pubsub.unsubscribe(channel)
+                        async with self._subscribing:
+                            await self._pubsub.unsubscribe(channel)
