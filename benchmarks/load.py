@@ -56,6 +56,7 @@ class Seat:
 class Table:
     seats: list[Seat]
     busy: bool = False  # an action is on its way; the next waits for its update
+    version: int = 0  # the newest version either seat has been sent
     over: bool = False
 
 
@@ -170,6 +171,7 @@ async def _listen(table: Table, seat: Seat, figures: Figures) -> None:
             continue
         state = message["state"]
         seat.state = state
+        table.version = max(table.version, state["version"])
         key = (seat.game_id, state["version"])
         sent = figures.waiting.get(key)
         if sent is not None and sent[1] != seat.token:  # the other seat has it
@@ -183,7 +185,9 @@ async def _listen(table: Table, seat: Seat, figures: Figures) -> None:
 async def _act(
     table: Table, http: httpx.AsyncClient, figures: Figures, rng: random.Random, use_http: bool
 ) -> None:
-    mover = next((s for s in table.seats if s.state and s.state["legal"]), None)
+    # (a seat whose own update is still on its way would act on a stale version)
+    current = [s for s in table.seats if s.state and s.state["version"] == table.version]
+    mover = next((s for s in current if s.state and s.state["legal"]), None)
     if mover is None or mover.state is None:
         return
     state = mover.state
