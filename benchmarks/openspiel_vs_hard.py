@@ -14,9 +14,9 @@ percentile time a decision.
 Each game records the engine build it ran on (pure Python or compiled by mypyc,
 ``PYTHONPATH=build/compiled-engine``, :mod:`gotown.engine._build`): the rules and so the
 results are the same, the times are not, and they are printed per build. The games are not
-replayed move for move from their seed: OpenSpiel's search does not choose the same moves
-from one run to the next (seen with ``PYTHONHASHSEED`` fixed as well), so a game's index
-fixes its deal and seats only.
+replayed move for move from their seed: OpenSpiel's ``ISMCTSBot`` deals its determinizations
+with a ``pyspiel.UniformProbabilitySampler`` of its own, not seeded from its ``random_state``,
+so a game's index fixes its deal and seats only (``hard`` is deterministic from its seed).
 
 ``--iterations`` changes both sides' budget at once (a quick look: ``--iterations 100``).
 With ``--results``, each game's result is appended to that file (a JSON line) as it ends, and a
