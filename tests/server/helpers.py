@@ -22,7 +22,8 @@ from gotown.server.main import create_app
 from gotown.server.services import GameService
 from gotown.server.services.bots import Bots
 from gotown.server.services.registry import rebuild
-from gotown.server.storage import ActionRow, StoredGame, StoredSeat
+from gotown.server.storage import StoredGame, StoredSeat
+from gotown.server.tables import ActionRow
 
 POSTGRES_ENV = "GOTOWN_TEST_POSTGRES_URL"
 #: Redis for the cross-process fan-out tests (scripts/test sets it; a local Redis otherwise).
@@ -60,7 +61,8 @@ def create_database_if_missing(url: str) -> None:
 
 
 def reset_postgres(url: str) -> None:
-    from gotown.server.storage import Base, Store
+    from gotown.server.storage import Store
+    from gotown.server.tables import Base
 
     create_database_if_missing(url)
     from sqlalchemy import text

@@ -12,7 +12,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import event, inspect
 
 from gotown.server.config import SettingError, Settings
-from gotown.server.storage import Base, Store, StoredGame, StoredSeat, stamp_of
+from gotown.server.storage import Store, StoredGame, StoredSeat, stamp_of
+from gotown.server.tables import Base
 
 
 def _differences(store: Store) -> list[object]:

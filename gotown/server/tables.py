@@ -1,0 +1,120 @@
+"""The database's tables (SQLAlchemy 2 models, migrated by Alembic: ``migrations/``) and the
+statements that every action runs, built once (used by :mod:`gotown.server.storage`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    players: Mapped[int] = mapped_column(Integer)
+    # 63 bits (the width of the engine's own seed chain): too many to try them all.
+    seed: Mapped[int] = mapped_column(BigInteger)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    invite_code: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby | playing | over
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # human | bot
+    level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)  # the game version the action was made on
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+# The statements of the two calls made for every action (Store.append_action, Store.stamp),
+# built once and run on a connection (SQLAlchemy Core): through a session, and built anew each
+# time, they cost 0.89 ms and 0.55 ms of CPU on SQLite; this way 0.17 ms and 0.11 ms.
+CLAIM_SEAT = (
+    update(SeatRow)
+    .where(
+        SeatRow.game_id == bindparam("b_game"),
+        SeatRow.seat == bindparam("b_seat"),
+        SeatRow.kind == bindparam("b_kind"),
+    )
+    .values(kind=bindparam("b_kind"))
+)
+INSERT_ACTION = insert(ActionRow).values(
+    game_id=bindparam("b_game"),
+    seq=bindparam("b_seq"),
+    seat=bindparam("b_seat"),
+    action=bindparam("b_action"),
+    created_at=bindparam("b_created_at"),
+)
+END_GAME = update(GameRow).where(GameRow.id == bindparam("b_game")).values(status="over")
+STAMP = (
+    select(
+        GameRow.status,
+        GameRow.rematch_id,
+        select(func.count(ActionRow.id))
+        .where(ActionRow.game_id == bindparam("b_game"))
+        .scalar_subquery(),
+        SeatRow.seat,
+        SeatRow.kind,
+        SeatRow.level,
+        SeatRow.name,
+        SeatRow.token_hash,
+    )
+    .join(SeatRow, SeatRow.game_id == GameRow.id)
+    .where(GameRow.id == bindparam("b_game"))
+    .order_by(SeatRow.seat)
+)
