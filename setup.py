@@ -1,10 +1,12 @@
-"""The build: the engine compiled to C extensions by mypyc when it can be, pure Python otherwise.
+"""The build: the engine and the bots' search compiled to C extensions by mypyc when they can
+be, pure Python otherwise.
 
 Everything else about the package is in pyproject.toml; this file only decides the extension
-modules. The engine's modules (standard-library Python, checked by mypy --strict) are compiled
-with mypyc when mypy (mypyc) and a C compiler are there, and ``GOTOWN_PURE`` is not ``1``.
-Otherwise, or when the compilation fails, the package is the pure-Python engine: same sources,
-same behaviour, slower (``gotown.engine.COMPILED`` says which build was loaded).
+modules. The engine's modules (standard-library Python, checked by mypy --strict) and the
+search's (:data:`COMPILED_MODULES`) are compiled with mypyc when mypy (mypyc) and a C compiler
+are there, and ``GOTOWN_PURE`` is not ``1``. Otherwise, or when the compilation fails, the
+package is pure Python: same sources, same behaviour, slower (``gotown.engine.COMPILED`` and
+``gotown.bots.COMPILED`` say which build was loaded).
 
 mypy is not a build requirement (a machine without a compiler must still install the project,
 and mypy's runtime has binary parts): an isolated build (plain ``pip install .``) installs the
@@ -30,16 +32,20 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-ENGINE = ROOT / "gotown" / "engine"
-#: The engine modules mypyc compiles: the rules and their state, where the time goes. Not
-#: compiled: ``__init__`` and ``_build`` (which choose the build at import), and modules that
-#: play no part in a game's hot loop: views and the observer (a frozen dataclass compiled by
-#: mypyc does not pickle, and views go to the bots' worker processes), records and the
-#: conformance runner.
-COMPILED_MODULES = [
-    "actions.py", "cards.py", "errors.py", "game.py", "legality.py", "options.py", "outcome.py",
-    "position.py", "zones.py",
-]  # fmt: skip
+#: The modules mypyc compiles, by package (each package one shared library). The engine's: the
+#: rules and their state, where the time goes. Not compiled: ``__init__`` and ``_build`` (which
+#: choose the build at import), and modules that play no part in a game's hot loop: views and
+#: the observer (a frozen dataclass compiled by mypyc does not pickle, and views go to the
+#: bots' worker processes), records and the conformance runner. The bots': the search, its
+#: deals and its rollout policy, half of a search's time when only the engine was compiled
+#: (``docs/research/2026-11-26-engine-speed.md``).
+COMPILED_MODULES = {
+    "engine": [
+        "actions.py", "cards.py", "errors.py", "game.py", "legality.py", "options.py",
+        "outcome.py", "position.py", "zones.py",
+    ],
+    "bots": ["ismcts.py", "rules.py", "sampling.py"],
+}  # fmt: skip
 #: Written beside the compiled modules: the hash of each module's source they were built from.
 STAMP = "_compiled.json"
 
@@ -73,9 +79,11 @@ def _why_pure() -> str | None:
     return None
 
 
-def source_hashes() -> dict[str, str]:
+def source_hashes(package: str) -> dict[str, str]:
+    here = ROOT / "gotown" / package
     return {
-        name: hashlib.sha256((ENGINE / name).read_bytes()).hexdigest() for name in COMPILED_MODULES
+        name: hashlib.sha256((here / name).read_bytes()).hexdigest()
+        for name in COMPILED_MODULES[package]
     }
 
 
@@ -94,14 +102,17 @@ class BuildEngine(build_ext):
             for path in self.get_outputs():
                 Path(path).unlink(missing_ok=True)
             return
-        out = ENGINE if self.inplace else Path(self.build_lib) / "gotown" / "engine"
-        out.mkdir(parents=True, exist_ok=True)
-        (out / STAMP).write_text(json.dumps(source_hashes(), indent=1) + "\n", encoding="utf-8")
+        for package in COMPILED_MODULES:
+            out = ROOT / "gotown" if self.inplace else Path(self.build_lib) / "gotown"
+            stamp = source_hashes(package)
+            (out / package).mkdir(parents=True, exist_ok=True)
+            (out / package / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", "utf-8")
 
     def get_outputs(self) -> list[str]:
         outputs: list[str] = super().get_outputs()
         if self.extensions and not self.inplace:
-            outputs.append(str(Path(self.build_lib) / "gotown" / "engine" / STAMP))
+            for package in COMPILED_MODULES:
+                outputs.append(str(Path(self.build_lib) / "gotown" / package / STAMP))
         return outputs
 
 
@@ -113,14 +124,18 @@ def extensions() -> list[Any]:
         return []
     from mypyc.build import mypycify
 
-    _say(f"compiling the engine with mypyc: {', '.join(COMPILED_MODULES)}")
+    groups = [
+        ([f"gotown/{package}/{name}" for name in names], f"gotown.{package}._native")
+        for package, names in COMPILED_MODULES.items()
+    ]
+    _say(f"compiling with mypyc: {', '.join(path for paths, _ in groups for path in paths)}")
     os.chdir(ROOT)  # (mypyc takes paths relative to the project)
     try:
         return list(
             mypycify(
-                [f"gotown/engine/{name}" for name in COMPILED_MODULES],
+                [path for paths, _ in groups for path in paths],
                 opt_level="3",
-                group_name="gotown.engine._native",
+                separate=list(groups),
                 target_dir="build/mypyc",
             )
         )

@@ -4,14 +4,15 @@
     .venv/bin/python benchmarks/engine_builds.py --skip-random --iterations 1000,2500
 
 The pure build is the working tree's sources (``GOTOWN_PURE=1``), the compiled one the copy
-``scripts/build-engine`` makes (built first when it is out of date). Every measurement runs
+``scripts/build-engine`` makes (built first when it is out of date; ``GOTOWN_BUILD_DIR`` as
+there), where the engine and the bots' search are compiled. Every measurement runs
 in a fresh process per build, the builds alternated ``--rounds`` times, so that both meet the
 same load; compare the ratios, the absolute figures depend on the machine and its load.
 
 - random play: actions/s of uniformly random games (``gotown bench``'s loop), and the same loop
   on RLCard's UNO core in the same process when rlcard is installed (the ``bench`` extra);
-- decisions: the CPU time of ``hard``'s decisions (its bots' code is Python in both builds; only
-  the engine underneath differs) at the same positions, reached by seeded random play; with
+- decisions: the CPU time of ``hard``'s decisions (the same moves in both builds) at the same
+  positions, reached by seeded random play; with
   ``--iterations`` the compiled build is also timed at other iteration budgets, to see what
   budget it affords in the pure build's median time.
 """
@@ -31,7 +32,7 @@ from typing import Any
 import click
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_TREE = ROOT / "build" / "compiled-engine"
+COMPILED_TREE = Path(os.environ.get("GOTOWN_BUILD_DIR") or ROOT / "build" / "compiled-engine")
 
 
 def random_play(players: int, seconds: float) -> dict[str, Any]:
@@ -46,6 +47,7 @@ def random_play(players: int, seconds: float) -> dict[str, Any]:
 
 def decision_times(players: int, decisions: int, iterations: int | None) -> dict[str, Any]:
     """Seconds per ``hard`` decision at ``decisions`` positions reached by seeded random play."""
+    import gotown.bots
     import gotown.engine
     from gotown.bots import bot_from_spec
     from gotown.engine import Game
@@ -69,7 +71,7 @@ def decision_times(players: int, decisions: int, iterations: int | None) -> dict
         start = time.process_time()  # (CPU time: the share of a busy machine's core varies)
         bot.choose(view, game.legal_actions())
         times.append(time.process_time() - start)
-    return {"compiled": gotown.engine.COMPILED, "times": times}
+    return {"compiled": gotown.engine.COMPILED and gotown.bots.COMPILED, "times": times}
 
 
 def _child(build: str, task: list[str]) -> dict[str, Any]:

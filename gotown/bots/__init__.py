@@ -35,7 +35,6 @@ the same bot as :func:`make_bot`.
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -44,16 +43,25 @@ from typing import Any
 
 from gotown.engine import Action, View
 
+from . import _build  # noqa: F401  (first: where the search's modules load from)
+from . import ismcts as _ismcts
 from .base import Bot, RandomBot, hashed_seed
 from .ismcts import SearchBot
 from .rules import RuleBot
+
+#: Whether this process runs the bots' search compiled by mypyc (see :mod:`gotown.bots._build`).
+COMPILED: bool = not str(_ismcts.__file__).endswith(".py")
 
 #: The levels a player can pick by name, weakest first.
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 
 #: How often ``easy`` overlooks things (plays a random action).
 EASY_NOISE = 0.1
-HARD_ITERATIONS = 1000
+#: ``hard``'s budget: what its median decision affords in the ~150 ms a player waits calmly,
+#: with the engine and the search compiled by mypyc (2,500 of them take a median 0.11 s there,
+#: 0.33 s on the sources; ``benchmarks/engine_builds.py``). It was 1,000 before the search
+#: was compiled: ``docs/research/2026-11-28-compiled-search.md``.
+HARD_ITERATIONS = 2500
 EXPERT_ITERATIONS = 4000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
 #: the iterations alone bound a decision (1,000 of them are about 37,500 units); with four,
@@ -198,13 +206,13 @@ def _level_defaults(level: str) -> dict[str, int | float | None]:
     if level in ("easy", "medium"):
         return {"noise": EASY_NOISE if level == "easy" else 0.0}
     if level in ("hard", "expert"):
-        defaults = {
-            name: parameter.default
-            for name, parameter in inspect.signature(SearchBot.__init__).parameters.items()
-            if name in _SEARCH_PARAMETERS and name != "work"
+        return {
+            "iterations": HARD_ITERATIONS if level == "hard" else EXPERT_ITERATIONS,
+            "seconds": None,
+            "exploration": _ismcts.EXPLORATION,
+            "epsilon": _ismcts.EPSILON,
+            "rollout_turns": None,
         }
-        iterations = HARD_ITERATIONS if level == "hard" else EXPERT_ITERATIONS
-        return {**defaults, "iterations": iterations, "rollout_turns": None}
     return {}
 
 
@@ -284,6 +292,7 @@ def hint(
 
 __all__ = [
     "BOT_PARAMETERS",
+    "COMPILED",
     "EASY_NOISE",
     "EXPERT_ITERATIONS",
     "EXPERT_WORK",

@@ -45,6 +45,8 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 
+from mypy_extensions import mypyc_attr
+
 from gotown.engine import Action, Game, View
 
 from .rules import WIN, Table, TableLike, policy_action, score_medium
@@ -57,6 +59,12 @@ ITERATION_WORK = 10
 #: After this many rounds in which every turn was only ended, a search player does not end its
 #: turn while it can do something else (see :meth:`SearchBot.choose`).
 FROZEN_ROUNDS = 2
+#: The search's settings where :class:`SearchBot` is not told otherwise (named here, not only
+#: in its signature: the defaults of a function compiled by mypyc are not visible to
+#: ``inspect``, and bot specs are written without them).
+EXPLORATION = 0.7
+EPSILON = 0.1
+ROLLOUT_TURNS = 8
 
 
 class Node:
@@ -102,6 +110,7 @@ def winning_action(
     return None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (subclassed in Python)
 class SearchBot:
     """An SO-ISMCTS player (see the module docstring) with a budget of iterations, units of
     work (one number, or one per player count, ``None`` for no limit) and, optionally, seconds;
@@ -118,9 +127,9 @@ class SearchBot:
         seed: int,
         iterations: int,
         seconds: float | None = None,
-        rollout_turns: int | None = 8,
-        exploration: float = 0.7,
-        epsilon: float = 0.1,
+        rollout_turns: int | None = ROLLOUT_TURNS,
+        exploration: float = EXPLORATION,
+        epsilon: float = EPSILON,
         infer: bool = False,
         work: int | Mapping[int, int | None] | None = None,
     ) -> None:

@@ -32,6 +32,8 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
+from mypy_extensions import mypyc_attr
+
 from gotown.engine import Action, View
 from gotown.engine.cards import JOKER, KIND_OF, KINDS
 
@@ -178,6 +180,7 @@ def _is_leader(table: TableLike, me: int, seat: int) -> bool:
     return all(len(t) <= height for s, t in enumerate(table.towers) if s != me)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (subclassed in Python)
 class RuleBot:
     """Plays the legal action its rule scores highest (ties broken by its seeded generator).
 
@@ -228,6 +231,7 @@ class RuleBot:
         return _Exposure(view)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (subclassed in Python)
 class _Exposure:
     """How likely the opponents are to hold a card that steals a given floor (R11).
 

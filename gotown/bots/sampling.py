@@ -26,6 +26,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from mypy_extensions import mypyc_attr
+
 from gotown.engine import CODES, COPIES, Game, InvalidPositionError, PublicZones, View
 from gotown.engine.cards import JOKER, KIND_OF, KINDS
 
@@ -204,6 +206,7 @@ def inferred_leftovers(view: View) -> tuple[list[set[int]], list[int]]:
     return absent, since
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (subclassed in Python)
 class Sampler:
     """Deals the unseen cards of one view again and again (one :class:`Game` per sample).
 

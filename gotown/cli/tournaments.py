@@ -74,7 +74,7 @@ def tournament(
     rollout_turns; easy and medium take noise (0 to 1, the share of random moves). With the rl
     extra, ppo:path=FILE seats a policy trained by examples/train_maskable_ppo.py. Example:
     `gotown tournament hard:iterations=2000 hard`. A bot is named by its spec written one
-    way (parameters in that order, a level's own values left out: hard:iterations=1000 is
+    way (parameters in that order, a level's own values left out: hard:iterations=2500 is
     hard), and the same one twice as hard, hard#2.
 
     Seat orders are rotated over the bots (a repeated bot is reported, and rotated, as

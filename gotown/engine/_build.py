@@ -31,12 +31,13 @@ PACKAGE = __name__.rpartition(".")[0]
 STAMP = "_compiled.json"
 
 
-def stale_sources(stamp: dict[str, str]) -> list[str]:
-    """The stamped sources whose content differs from the build's (or that are missing)."""
+def stale_sources(stamp: dict[str, str], here: Path = HERE) -> list[str]:
+    """The stamped sources in ``here`` whose content differs from the build's (or that are
+    missing)."""
     stale = []
     for name, digest in sorted(stamp.items()):
         try:
-            data = (HERE / name).read_bytes()
+            data = (here / name).read_bytes()
         except OSError:
             stale.append(name)
             continue
@@ -46,45 +47,56 @@ def stale_sources(stamp: dict[str, str]) -> list[str]:
 
 
 class SourceFinder:
-    """Finds the engine's modules as their sources, ahead of their compiled extensions."""
+    """Finds the modules of ``package`` (in ``here``) as their sources, ahead of their compiled
+    extensions."""
+
+    def __init__(self, here: Path = HERE, package: str = PACKAGE) -> None:
+        self.here = here
+        self.package = package
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         package, _, leaf = fullname.rpartition(".")
-        source = HERE / f"{leaf}.py"
-        if package != PACKAGE or not source.is_file():
+        source = self.here / f"{leaf}.py"
+        if package != self.package or not source.is_file():
             return None
         return importlib.util.spec_from_file_location(fullname, source)
 
 
-def choose() -> str:
-    """Decide which build the engine's modules load from: ``"compiled"`` when there is a
-    compiled build to use, ``"pure"`` otherwise (installing :class:`SourceFinder` when compiled
-    modules are there but must not be used)."""
+def choose(here: Path = HERE, package: str = PACKAGE, pure_because: str | None = None) -> str:
+    """Decide which build the modules of ``package`` (the engine, or the bots' search, which
+    :mod:`gotown.bots._build` hands to this function) load from: ``"compiled"`` when there is a
+    compiled build to use and no ``pure_because`` reason not to, ``"pure"`` otherwise
+    (installing a :class:`SourceFinder` when compiled modules are there but must not be
+    used)."""
     suffixes = tuple(EXTENSION_SUFFIXES)
-    if not any(path.name.endswith(suffixes) for path in HERE.iterdir()):
+    if not any(path.name.endswith(suffixes) for path in here.iterdir()):
         return "pure"
     try:
-        stamp = json.loads((HERE / STAMP).read_text(encoding="utf-8"))
+        stamp = json.loads((here / STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stamp = None
-    reason = None
-    if os.environ.get("GOTOWN_PURE") == "1":
+    reason = pure_because
+    if reason is not None:
+        pass
+    elif os.environ.get("GOTOWN_PURE") == "1":
         reason = "GOTOWN_PURE=1"
-    elif not isinstance(stamp, dict) or (stale := stale_sources(stamp)):
+    elif not isinstance(stamp, dict) or (stale := stale_sources(stamp, here)):
         names = ", ".join(stale) if isinstance(stamp, dict) else STAMP
         reason = f"edited since the build: {names}"
         warnings.warn(
-            f"gotown.engine: the compiled engine is older than its sources ({names}); running "
+            f"{package}: the compiled build is older than its sources ({names}); running "
             "the sources (rebuild it: scripts/build-engine)",
             RuntimeWarning,
             stacklevel=3,
         )
     if reason is None:
         return "compiled"
-    if not any(isinstance(finder, SourceFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, SourceFinder())
+    if not any(
+        isinstance(finder, SourceFinder) and finder.package == package for finder in sys.meta_path
+    ):
+        sys.meta_path.insert(0, SourceFinder(here, package))
     return "pure"
 
 

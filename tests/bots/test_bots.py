@@ -277,12 +277,13 @@ def test_a_work_budget_ends_the_search_once_spent() -> None:
 
 def test_hard_caps_its_work_with_four_players_only() -> None:
     # four players: 1,000 iterations early in a game are about 100,000 units, twice the cap
+    # (and hard has 2,500)
     game = random_position(4, seed=8, steps=6, options={})
     view, legal = game.view(game.active), game.legal_actions()
     hard = make_bot("hard", 3)
     assert isinstance(hard, SearchBot)
     assert HARD_WORK[4] is not None and 1 < hard.search(view, legal).visits < HARD_ITERATIONS
-    assert HARD_WORK[2] is None  # two players: the measured 1,000 iterations, untouched
+    assert HARD_WORK[2] is None  # two players: the iterations alone, untouched
     game = random_position(2, seed=8, steps=6, options={})
     view, legal = game.view(game.active), game.legal_actions()
     assert hard.search(view, legal).visits == HARD_ITERATIONS
@@ -788,7 +789,7 @@ def test_noise_is_the_share_of_random_moves_of_a_rule_bot() -> None:
     [
         ("hard:epsilon=0.2,iterations=2000", "hard:iterations=2000,epsilon=0.2"),
         ("hard:iterations=2000,epsilon=0.20", "hard:iterations=2000,epsilon=0.2"),
-        ("hard:iterations=1000", "hard"),  # the level's own budget
+        ("hard:iterations=2500", "hard"),  # the level's own budget
         ("hard:exploration=0.7,seconds=2.5", "hard:seconds=2.5"),
         ("expert:iterations=1000", "expert:iterations=1000"),
         ("medium:noise=0", "medium"),

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import click
 
 from gotown.analysis.duel import Seer, print_table, run, seed_and_workers
-from gotown.bots import HARD_ITERATIONS, make_bot
+from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import SearchBot
 from gotown.bots.rules import RuleBot, _Exposure
@@ -48,6 +48,8 @@ RULE_LINES = (
     ("seer-medium", "random"),
 )
 SEARCH_LINES = (("seer-hard", "medium"), ("hard", "medium"), ("hard+inference", "medium"))
+#: ``hard``'s iterations when this experiment was run (2026-11-21; it has 2,500 since 2026-11-28).
+ITERATIONS = 1000
 
 
 def _codes(counts: Sequence[int]) -> list[str]:
@@ -98,7 +100,7 @@ class SeerHard(Seer, SearchBot):
     """``hard``'s search over determinisations that hold the opponents' real hands."""
 
     def __init__(self, seed: int) -> None:
-        super().__init__("seer-hard", seed, iterations=HARD_ITERATIONS, rollout_turns=None)
+        super().__init__("seer-hard", seed, iterations=ITERATIONS, rollout_turns=None)
 
     def _sampler(self, view: View) -> Sampler:
         assert self.game is not None
@@ -111,7 +113,9 @@ def _bot(name: str, seed: int) -> Bot:
     if name == "seer-hard":
         return SeerHard(seed)
     if name == "hard+inference":
-        return SearchBot(name, seed, iterations=HARD_ITERATIONS, rollout_turns=None, infer=True)
+        return SearchBot(name, seed, iterations=ITERATIONS, rollout_turns=None, infer=True)
+    if name == "hard":
+        return SearchBot(name, seed, iterations=ITERATIONS, rollout_turns=None)
     return make_bot(name, seed)
 
 
