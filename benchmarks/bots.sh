@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Reproduces the strength table of benchmarks/README.md (two cores; times in docs/research/).
+# Reproduces the strength table of benchmarks/bots.md (two cores; times in docs/research/).
 # Usage: benchmarks/bots.sh [GAMES] [EXPERT_GAMES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOTOWN=${GOTOWN:-.venv/bin/gotown}
+# The engine and the search compiled by mypyc where this machine can (the same moves as the
+# sources, so the same results; the think times are those of the compiled build).
+if bash scripts/build-engine; then
+  export PYTHONPATH="$PWD/build/compiled-engine${PYTHONPATH:+:$PYTHONPATH}"
+fi
 GAMES=${1:-1000}  # games per pairing
 EXPERT_GAMES=${2:-200}
 out=benchmarks/bots-results

@@ -57,10 +57,11 @@ LEVELS = ("random", "easy", "medium", "hard", "expert")
 
 #: How often ``easy`` overlooks things (plays a random action).
 EASY_NOISE = 0.1
-#: ``hard``'s budget: what its median decision affords in the ~150 ms a player waits calmly,
-#: with the engine and the search compiled by mypyc (2,500 of them take a median 0.11 s there,
-#: 0.33 s on the sources; ``benchmarks/engine_builds.py``). It was 1,000 before the search
-#: was compiled: ``docs/research/2026-11-28-compiled-search.md``.
+#: ``hard``'s budget: what a median decision affords in 150 ms with the engine and the search
+#: compiled by mypyc, which run them 2.4x as fast as their sources (on the positions of
+#: ``benchmarks/engine_builds.py``, 2,500 iterations took a median 140 ms of CPU time there,
+#: 1,000 took 132 ms on the sources). It was 1,000 before the search was compiled
+#: (``docs/research/2026-11-28-compiled-search.md``).
 HARD_ITERATIONS = 2500
 EXPERT_ITERATIONS = 4000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
