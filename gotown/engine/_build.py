@@ -78,11 +78,9 @@ def choose(here: Path = HERE, package: str = PACKAGE, pure_because: str | None =
     except (OSError, ValueError):
         stamp = None
     reason = pure_because
-    if reason is not None:
-        pass
-    elif os.environ.get("GOTOWN_PURE") == "1":
+    if reason is None and os.environ.get("GOTOWN_PURE") == "1":
         reason = "GOTOWN_PURE=1"
-    elif not isinstance(stamp, dict) or (stale := stale_sources(stamp, here)):
+    elif reason is None and (not isinstance(stamp, dict) or (stale := stale_sources(stamp, here))):
         names = ", ".join(stale) if isinstance(stamp, dict) else STAMP
         reason = f"edited since the build: {names}"
         warnings.warn(
