@@ -63,15 +63,19 @@ EASY_NOISE = 0.1
 #: 1,000 took 132 ms on the sources). It was 1,000 before the search was compiled
 #: (``docs/research/2026-11-28-compiled-search.md``).
 HARD_ITERATIONS = 2500
-EXPERT_ITERATIONS = 4000
+#: ``expert``'s budget: four times ``hard``'s, a median ~0.5 s a decision compiled (strength
+#: grows ~3 points against ``medium`` per doubling of the iterations: 57.0% at 1,000, 61.6% at
+#: 2,500, 63.6% at 4,000; ``docs/research/2026-11-29-expert-budget.md``).
+EXPERT_ITERATIONS = 10_000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
 #: the iterations alone bound a decision (1,000 of them are about 37,500 units); with four,
 #: 1,000 iterations are about 100,000 units, each about 1.6 times as dear (measured 10 µs
 #: against 6.4), so 50,000 units keep a four-player decision near a two-player one.
 HARD_WORK: dict[int, int | None] = {2: None, 3: 50_000, 4: 50_000}
-EXPERT_WORK: dict[int, int | None] = {2: None, 3: 200_000, 4: 200_000}
-#: The hint's budget: the expert's iterations, capped so that a web request stays under ~1 s.
-HINT_ITERATIONS = EXPERT_ITERATIONS
+EXPERT_WORK: dict[int, int | None] = {2: None, 3: 500_000, 4: 500_000}
+#: The hint's budget: a web request, whose cost multiplies under load, so 4,000 iterations
+#: (~0.2 s compiled; ``expert``'s budget until it grew), and never more than HINT_SECONDS.
+HINT_ITERATIONS = 4000
 HINT_SECONDS = 0.8
 
 
