@@ -19,10 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,17 +27,11 @@ from typing import Any
 
 import click
 import httpx2 as httpx
+from serving import free_port, start_server
 from websockets.asyncio.client import connect
 
 BOT_DELAY = 0.6
 END_TURN = {"type": "end-turn"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 async def _flood(base: str, ws_base: str, level: str, stop: asyncio.Event) -> int:
@@ -105,17 +96,6 @@ async def _measure(port: int, tables: int, level: str, replies: int) -> dict[str
     return {"idle": idle, "flooded": flooded, "flood_end_turns": sum(ends)}
 
 
-def _wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
-    for _ in range(300):
-        if server.poll() is not None:
-            raise click.ClickException("the server stopped before it answered")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise click.ClickException("the server did not answer within 30 s")
-
-
 @click.command()
 @click.option("--tables", default=6, show_default=True, help="the flooder's tables")
 @click.option(
@@ -128,18 +108,15 @@ def _wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
 @click.option("--replies", default=6, show_default=True, help="answers timed, idle and flooded")
 def main(tables: int, level: str, replies: int) -> None:
     """Time a table's bot while one address floods the server with tables of bots."""
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
             **os.environ,
             "GOTOWN_BOT_DELAY": str(BOT_DELAY),
             "GOTOWN_DATABASE_URL": f"sqlite:///{Path(tmp) / 'flood.sqlite3'}",
         }
-        command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-        quiet = subprocess.DEVNULL
-        server = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
+        server = start_server(port, env, None)
         try:
-            _wait_for(port, server)
             result = asyncio.run(_measure(port, tables, level, replies))
         finally:
             server.terminate()

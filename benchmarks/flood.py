@@ -36,9 +36,7 @@ import collections
 import json
 import multiprocessing
 import os
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -47,34 +45,12 @@ from typing import Any
 
 import click
 import httpx2 as httpx
+from serving import free_port, start_server
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PING = json.dumps({"type": "ping"})
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _start(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``gotown serve`` on ``port``, its log in the file ``log`` (a pipe nobody reads would stop
-    the server once full: uvicorn logs every socket's opening)."""
-    command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-    with log.open("wb") as out:
-        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
-    for _ in range(600):
-        if server.poll() is not None:
-            raise click.ClickException(f"the server stopped: {log.read_text()[-2000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server
-        time.sleep(0.1)
-    raise click.ClickException("the server did not answer within 60 s")
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -332,8 +308,8 @@ def main(
             env["GOTOWN_RATE_LIMIT"] = str(rate_limit)
         if broadcast_url:
             env["GOTOWN_BROADCAST_URL"] = broadcast_url
-        port = _free_port()
-        server = _start(port, env, Path(tmp) / "server.log")
+        port = free_port()
+        server = start_server(port, env, Path(tmp) / "server.log")
         try:
             phases = asyncio.run(
                 _run(

@@ -26,9 +26,7 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -38,6 +36,7 @@ from typing import Any
 import click
 import httpx2 as httpx
 from rich.progress import Progress
+from serving import free_port, start_server
 from websockets.asyncio.client import ClientConnection, connect
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -68,29 +67,6 @@ class Figures:
     errors: list[str] = field(default_factory=list)
     #: (game, version) -> when the action that makes that version was sent, and by whom
     waiting: dict[tuple[str, int], tuple[float, str]] = field(default_factory=dict)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _start(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``gotown serve`` on ``port``, its log in the file ``log`` (a pipe nobody reads would stop
-    the server once full: uvicorn logs every socket's opening)."""
-    command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-    with log.open("wb") as out:
-        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
-    for _ in range(600):
-        if server.poll() is not None:
-            raise click.ClickException(f"the server stopped: {log.read_text()[-2000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server
-        time.sleep(0.1)
-    raise click.ClickException("the server did not answer within 60 s")
 
 
 def _gc_pauses(log: Path, window: tuple[float, float]) -> tuple[float, float] | None:
@@ -342,11 +318,11 @@ def main(
         }
         if broadcast_url:
             env["GOTOWN_BROADCAST_URL"] = broadcast_url
-        ports = [_free_port() for _ in range(processes)]
+        ports = [free_port() for _ in range(processes)]
         servers = []
         try:
             for port in ports:
-                servers.append(_start(port, env, Path(tmp) / f"server-{port}.log"))
+                servers.append(start_server(port, env, Path(tmp) / f"server-{port}.log"))
             bases = [f"http://127.0.0.1:{port}" for port in ports]
             pids = [server.pid for server in servers]
             result = asyncio.run(_run(bases, pids, games, rate, seconds, http_share))

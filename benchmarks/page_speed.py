@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from typing import Any
 
 import click
 from playwright.sync_api import CDPSession, Page, sync_playwright
+from serving import free_port
 
 CHROMIUM = "/usr/bin/chromium"
 MARKS: list[list[int]] = []  # per first render: ms to the socket's opening, to its first state
@@ -64,13 +64,6 @@ WRAP_UPDATES = """() => {
     window.updateTimes.push(performance.now() - start);
   };
 }"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _post(url: str, body: dict[str, Any]) -> Any:
@@ -127,7 +120,7 @@ def _transfer(page: Page) -> dict[str, int]:
 def main(games: int, throttle: float) -> None:
     """Print the table's first render, its update times and its transfer size."""
     folder = Path(tempfile.mkdtemp(prefix="gotown-page-speed-"))
-    port = _free_port()
+    port = free_port()
     server = _serve(folder / "page.sqlite3", port)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -13,7 +13,8 @@ from script_modules import BENCHMARKS, load_script
 
 
 def _load(name: str) -> ModuleType:
-    return load_script(BENCHMARKS, name)
+    """The script ``benchmarks/NAME.py``, after the neighbour that starts servers."""
+    return load_script(BENCHMARKS, name, needs=("serving",))
 
 
 def test_calibration_bins_and_scores_estimates_against_outcomes() -> None:
