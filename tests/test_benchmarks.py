@@ -162,3 +162,41 @@ def test_the_review_speed_benchmark_times_a_quick_review_by_player_count() -> No
     assert "quick review" in result.output
     row = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("2 "))
     assert len([cell for cell in row.split("│") if cell.strip()]) == 4
+
+
+def _results(winners: list[int | None], seed: int = 0) -> dict[str, object]:
+    games = [{"index": i, "seats": [i % 2, 1 - i % 2], "winner": w} for i, w in enumerate(winners)]
+    return {"seed": seed, "turn_limit": 300, "lineup": ["hard", "medium"], "results": games}
+
+
+def test_paired_counts_the_deals_won_by_one_run_only_and_tests_them_exactly() -> None:
+    paired = _load("paired")
+    first = _results([0, 0, 0, 1, 0, None, 0])
+    second = _results([0, 1, 1, 1, 0, 0])  # one game fewer: only the six in common count
+    found = paired.compare(first, second)
+    assert (found.games, found.both, found.only_first, found.only_second) == (6, 2, 2, 1)
+    assert found.first_rate == 4 / 6 and found.second_rate == 3 / 6
+    assert round(found.z, 3) == round(1 / 3**0.5, 3)
+    assert found.p == 1.0  # 2 against 1 of 3: as likely as not
+    lopsided = paired.compare(_results([0] * 12), _results([1] * 12))
+    assert lopsided.only_first == 12 and lopsided.p == 2 / 2**12
+    assert paired.compare(_results([1] * 4), _results([0] * 4), entry=1).only_first == 4
+
+
+def test_paired_refuses_runs_that_did_not_deal_the_same_games(tmp_path: Path) -> None:
+    paired = _load("paired")
+    with pytest.raises(ValueError, match="seed"):
+        paired.compare(_results([0]), _results([0], seed=1))
+    other_seats = _results([0, 0])
+    other_seats["results"][1]["seats"] = [0, 1]  # type: ignore[index]
+    with pytest.raises(ValueError, match="game 1 seats"):
+        paired.compare(_results([0, 0]), other_seats)
+    one, two = tmp_path / "a.json", tmp_path / "b.json"
+    one.write_text(json.dumps(_results([0, 1])))
+    two.write_text(json.dumps(_results([0, 1], seed=5)))
+    refused = CliRunner().invoke(paired.main, [str(one), str(two)])
+    assert refused.exit_code == 2 and "differ in seed" in refused.output
+    two.write_text(json.dumps(_results([1, 1])))
+    shown = CliRunner().invoke(paired.main, [str(one), str(two)])
+    assert shown.exit_code == 0, shown.output
+    assert "only in the first 1, only in the second 0" in shown.output
