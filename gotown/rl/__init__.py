@@ -10,15 +10,8 @@ from __future__ import annotations
 
 import gymnasium
 
-from .encoding import (
-    action_mask,
-    action_space_size,
-    action_to_engine,
-    encode_view,
-    engine_to_action,
-    observation_layout,
-    observation_size,
-)
+from .action_space import action_mask, action_space_size, action_to_engine, engine_to_action
+from .encoding import encode_view, observation_layout, observation_size
 
 if "GoTown-v0" not in gymnasium.registry:
     gymnasium.register(id="GoTown-v0", entry_point="gotown.rl.gymnasium:GoTownEnv")

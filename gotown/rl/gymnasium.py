@@ -28,16 +28,15 @@ from gymnasium import spaces
 from gotown.bots import Bot, RandomBot, bot_from_spec, hashed_seed
 from gotown.engine import Action, Game, GoTownError, InvalidActionError, Options
 
+from .action_space import action_to_engine, space_of
 from .encoding import (
     DEFAULT_TURN_LIMIT,
     SeatViews,
-    action_to_engine,
     observation_high,
     observation_size,
     observe,
     play_index,
     returns,
-    space_of,
 )
 from .pettingzoo import RENDER_MODES, render
 

@@ -44,15 +44,8 @@ from gotown.engine import (
     format_action,
 )
 
-from .encoding import (
-    DEFAULT_TURN_LIMIT,
-    action_to_engine,
-    encode_view,
-    observation_layout,
-    play_index,
-    returns,
-    space_of,
-)
+from .action_space import action_to_engine, space_of
+from .encoding import DEFAULT_TURN_LIMIT, encode_view, observation_layout, play_index, returns
 
 SHORT_NAME = "python_gotown"
 _SEED_BYTE_OUTCOMES = [(byte, 1 / 256) for byte in range(256)]

@@ -30,15 +30,14 @@ from pettingzoo.utils import wrappers
 
 from gotown.engine import Game, InvalidActionError, Options
 
+from .action_space import action_mask, space_of
 from .encoding import (
     DEFAULT_TURN_LIMIT,
-    action_mask,
     observation_high,
     observation_size,
     observe,
     play_index,
     returns,
-    space_of,
 )
 
 #: ``"ansi"`` returns the public table as text, ``"human"`` prints it.

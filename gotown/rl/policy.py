@@ -19,7 +19,8 @@ from typing import Any
 from gotown.bots import register_level
 from gotown.engine import Action, View
 
-from .encoding import action_mask, action_to_engine, encode_view, observation_size, space_of
+from .action_space import action_mask, action_to_engine, space_of
+from .encoding import encode_view, observation_size
 
 LEVEL = "ppo"
 _FORM = "ppo:path=FILE (a model saved by MaskablePPO.save)"

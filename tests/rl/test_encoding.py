@@ -15,14 +15,13 @@ from gotown.rl import (
     encode_view,
     engine_to_action,
 )
+from gotown.rl.action_space import action_mask, space_of
 from gotown.rl.encoding import (
     SeatViews,
-    action_mask,
     observation_high,
     observation_layout,
     observation_size,
     observe,
-    space_of,
 )
 
 from .helpers import OPTION_SETS, random_positions, with_hidden_cards_changed
