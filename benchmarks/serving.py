@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -25,12 +26,8 @@ def start_server(port: int, env: dict[str, str], log: Path | None) -> subprocess
     or nowhere (a pipe nobody reads would stop the server once full: uvicorn logs every
     socket's opening)."""
     command = [sys.executable, "-m", "gotown.cli", "serve", "--port", str(port)]
-    if log is None:
-        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)  # fmt: skip
-    else:
-        with log.open("wb") as out:
-            server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
+    with contextlib.nullcontext(subprocess.DEVNULL) if log is None else log.open("wb") as out:
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=out)
     for _ in range(600):
         if server.poll() is not None:
             said = "" if log is None else f": {log.read_text()[-2000:]}"
