@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parent
 #: (``docs/research/2026-11-26-engine-speed.md``).
 COMPILED_MODULES = {
     "engine": [
-        "actions.py", "cards.py", "errors.py", "game.py", "legality.py", "options.py",
-        "outcome.py", "position.py", "zones.py",
+        "actions.py", "cards.py", "errors.py", "game.py", "generator.py", "legality.py",
+        "options.py", "outcome.py", "position.py", "zones.py",
     ],
     "bots": ["ismcts.py", "rules.py", "sampling.py"],
 }  # fmt: skip

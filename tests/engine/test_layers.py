@@ -10,7 +10,7 @@ import gotown.engine
 
 ENGINE = Path(gotown.engine.__file__).parent
 #: The imports the contract skips: the core's parts name the game in type hints only.
-TYPE_ONLY = {"legality.py": {"game"}, "observer.py": {"game"}}
+TYPE_ONLY = {"generator.py": {"game"}, "legality.py": {"game"}, "observer.py": {"game"}}
 
 
 def _imported(node: ast.Import | ast.ImportFrom) -> set[str]:
