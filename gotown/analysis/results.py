@@ -4,6 +4,7 @@ never mixes two versions of a bot (:mod:`gotown.analysis.tournament` plays the g
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
@@ -34,7 +35,9 @@ def code_fingerprint() -> str:
     Results stored under one fingerprint are only ever continued under the same one, so a
     tournament played in parts never mixes two versions of a bot. It is read once per process
     (the code that process runs): a source file edited while a long tournament plays does not
-    relabel the games that the loaded code is still playing.
+    relabel the games that the loaded code is still playing. Only the code counts, not its
+    comments and docstrings (:func:`code_digest`): mending the text of a module leaves a
+    half-played tournament free to go on.
     """
     import gotown.bots
     import gotown.engine
@@ -44,12 +47,25 @@ def code_fingerprint() -> str:
         assert package.__file__ is not None
         for path in sorted(Path(package.__file__).parent.glob("*.py")):
             digest.update(f"{package.__name__}/{path.name}\0".encode())
-            digest.update(path.read_bytes())
+            digest.update(code_digest(path.read_bytes()))
     for module in (tournament.__name__, __name__):  # the seats and seeds; the file's format
         digest.update(f"{module}\0".encode())
-    digest.update(Path(tournament.__file__).read_bytes())
-    digest.update(Path(__file__).read_bytes())
+    digest.update(code_digest(Path(tournament.__file__).read_bytes()))
+    digest.update(code_digest(Path(__file__).read_bytes()))
     return digest.hexdigest()[:16]
+
+
+def code_digest(source: bytes) -> bytes:
+    """What a module's source does, without its comments and docstrings: its syntax tree with
+    every docstring left out (the compiler drops comments; names and constants stay)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).digest()
 
 
 def _result_json(result: GameResult) -> dict[str, Any]:

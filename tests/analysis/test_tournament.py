@@ -19,7 +19,7 @@ from click.testing import CliRunner
 import gotown.analysis.results as results_module
 import gotown.analysis.tournament as tournament_module
 from gotown.analysis.report import format_table, write_plot
-from gotown.analysis.results import RESULTS_FORMAT, load_results, results_json
+from gotown.analysis.results import RESULTS_FORMAT, code_digest, load_results, results_json
 from gotown.analysis.tournament import (
     GameResult,
     bot_seed,
@@ -254,7 +254,7 @@ def test_the_fingerprint_is_of_the_code_loaded_not_of_files_edited_since(
     # A long tournament saves its games as they finish; a bot edited on disk meanwhile must
     # not relabel games that the code already loaded is still playing.
     before = results_module.code_fingerprint()
-    monkeypatch.setattr(Path, "read_bytes", lambda self: b"edited since")
+    monkeypatch.setattr(Path, "read_bytes", lambda self: b"edited = True")
     assert results_module.code_fingerprint() == before
     results_module.code_fingerprint.cache_clear()
     assert results_module.code_fingerprint() != before  # a new process reads the edit
@@ -285,7 +285,7 @@ def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.Monkey
     read = Path.read_bytes
 
     def edited(self: Path) -> bytes:
-        return b"edited" if self.resolve() == own else read(self)
+        return b"edited = True" if self.resolve() == own else read(self)
 
     monkeypatch.setattr(Path, "read_bytes", edited)
     results_module.code_fingerprint.cache_clear()
@@ -295,6 +295,30 @@ def test_the_fingerprint_covers_the_tournament_module(monkeypatch: pytest.Monkey
         monkeypatch.undo()
         results_module.code_fingerprint.cache_clear()
     assert results_module.code_fingerprint() == before
+
+
+def test_the_fingerprint_is_of_the_code_not_of_its_comments_and_docstrings() -> None:
+    source = b'''"""A module."""
+
+LIMIT = 3  # a comment
+
+
+class Seat:
+    """A seat."""
+
+    def move(self) -> int:
+        """The move."""
+        return LIMIT
+'''
+    mended = (
+        source.replace(b"A module.", b"A module, said better.")
+        .replace(b"# a comment", b"# another comment")
+        .replace(b'        """The move."""\n', b"")
+    )
+    assert mended != source
+    assert code_digest(mended) == code_digest(source)
+    assert code_digest(source.replace(b"LIMIT = 3", b"LIMIT = 4")) != code_digest(source)
+    assert code_digest(source.replace(b"return LIMIT", b'return "LIMIT"')) != code_digest(source)
 
 
 def test_a_bots_seed_does_not_give_away_the_deal(monkeypatch: pytest.MonkeyPatch) -> None:
