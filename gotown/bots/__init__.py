@@ -63,9 +63,10 @@ EASY_NOISE = 0.1
 #: 1,000 took 132 ms on the sources). It was 1,000 before the search was compiled
 #: (``docs/research/2026-11-28-compiled-search.md``).
 HARD_ITERATIONS = 2500
-#: ``expert``'s budget: four times ``hard``'s, a median ~0.5 s a decision compiled (strength
-#: grows ~3 points against ``medium`` per doubling of the iterations: 57.0% at 1,000, 61.6% at
-#: 2,500, 63.6% at 4,000; ``docs/research/2026-11-29-expert-budget.md``).
+#: ``expert``'s budget: four times ``hard``'s, a median 0.49 s a decision compiled (2026-11-29,
+#: ``gotown bench`` 645k actions/s). Against ``medium`` it stopped paying above 4,000: 57.0% at
+#: 1,000, 61.6% at 2,500, 63.6% at 4,000, 64.3% at 10,000, the same deals won
+#: (``docs/research/2026-11-29-expert-budget.md``).
 EXPERT_ITERATIONS = 10_000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
 #: the iterations alone bound a decision (1,000 of them are about 37,500 units); with four,
