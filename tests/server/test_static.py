@@ -168,6 +168,19 @@ def test_pages_and_rules_are_served(client: TestClient) -> None:
     assert client.get("/static/i18n/pl.json").json()["card_thief"] == "Złodziej"
 
 
+def test_each_rules_page_is_titled_by_its_heading_and_links_every_language(
+    client: TestClient,
+) -> None:
+    for lang in LANGUAGES:
+        html = client.get(f"/rules/{lang}").text
+        links = re.findall(r'<a href="/rules/([a-z]+)" lang="\1"( aria-current="page")?>', html)
+        assert [other for other, _ in links] == list(LANGUAGES)
+        assert [other for other, current in links if current] == [lang]
+        title, heading = re.search(r"<title>(.*?)</title>.*?<h1>(.*?)</h1>", html, re.S).groups()
+        assert title == heading and "GoTown" in title
+        assert html.count("<main") == 1 and html.rstrip().endswith("</main>\n</body>\n</html>")
+
+
 @pytest.mark.parametrize(
     ("header", "lang"),
     [("", "en"),
@@ -268,7 +281,8 @@ def test_the_app_factory_reads_the_environment(
 
 
 RULES_PAGES = Path(__file__).resolve().parents[2] / "gotown" / "texts" / "rules"
-PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html"))]
+TEMPLATES = Path(__file__).resolve().parents[2] / "gotown" / "server" / "templates"
+PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html")), *TEMPLATES.glob("*.jinja")]
 MODULES = sorted((STATIC / "js").rglob("*.js"))
 
 

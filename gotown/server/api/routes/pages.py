@@ -19,15 +19,21 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
-from gotown.texts import rules_html
+from gotown.texts import LANGUAGES, rules_html
 
 from ... import schemas
 from ...errors import NotFoundError
 
 STATIC_DIR = Path(str(files("gotown.server") / "static"))
+_TEMPLATES = Environment(
+    loader=PackageLoader("gotown.server", "templates"),
+    autoescape=select_autoescape(["html.jinja"]),
+    keep_trailing_newline=True,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -88,11 +94,22 @@ async def rules_default(request: Request) -> RedirectResponse:
     return RedirectResponse(f"/rules/{lang}", headers={"Vary": "Accept-Language"})
 
 
+@cache
+def rules_page(lang: str) -> str:
+    """The rules page in ``lang``: the article of :mod:`gotown.texts` in the page around it
+    (``templates/rules.html.jinja``: its title, the links to the other languages)."""
+    article = rules_html(lang)
+    title = re.search(r"<h1>(.*?)</h1>", article)
+    assert title is not None, f"the rules in {lang!r} have no <h1>"
+    template = _TEMPLATES.get_template("rules.html.jinja")
+    return template.render(lang=lang, languages=LANGUAGES, title=title[1], article=article.rstrip())
+
+
 @router.get("/rules/{lang}")
 async def rules(lang: str) -> Response:
     if lang not in schemas.LANGUAGES:
         raise NotFoundError("unknown-language", f"no rules page in {lang!r}")
-    return HTMLResponse(rules_html(lang))
+    return HTMLResponse(rules_page(lang))
 
 
 @router.get("/healthz")
