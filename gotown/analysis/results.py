@@ -57,7 +57,8 @@ def code_fingerprint() -> str:
 
 def code_digest(source: bytes) -> bytes:
     """What a module's source does, without its comments and docstrings: its syntax tree with
-    every docstring left out (the compiler drops comments; names and constants stay)."""
+    every docstring left out (the parser drops comments; names and constants stay), written
+    out the same way by every Python version (:func:`_shape`)."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -65,7 +66,23 @@ def code_digest(source: bytes) -> bytes:
             value = first.value if isinstance(first, ast.Expr) else None
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 node.body = node.body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).digest()
+    return hashlib.sha256(repr(_shape(tree)).encode()).digest()
+
+
+def _shape(node: object) -> object:
+    """A syntax tree as nested tuples of node names and fields, leaving out empty ones:
+    ``ast.dump`` writes the same tree differently from one Python version to the next (3.12
+    adds empty ``type_params``, 3.13 leaves empty fields out), and a fingerprint must not move
+    with the interpreter."""
+    if isinstance(node, ast.AST):
+        fields = [(name, _shape(getattr(node, name, None))) for name in node._fields]
+        return (
+            type(node).__name__,
+            *[(name, v) for name, v in fields if v is not None and v != []],
+        )
+    if isinstance(node, list):
+        return [_shape(item) for item in node]
+    return node
 
 
 def _result_json(result: GameResult) -> dict[str, Any]:

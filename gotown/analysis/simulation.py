@@ -86,7 +86,7 @@ class Configuration:
 def fingerprint() -> str:
     """The tournament's code fingerprint (rules, bots, seats and seeds) and the observer's."""
     digest = hashlib.sha256(results.code_fingerprint().encode())
-    digest.update(Path(__file__).with_name("games.py").read_bytes())
+    digest.update(results.code_digest(Path(__file__).with_name("games.py").read_bytes()))
     return digest.hexdigest()[:16]
 
 
