@@ -2,8 +2,9 @@
 
 A checker answers for the active seat of a game that is not over: None when the action is
 legal, or ``(rule, reason)`` naming what forbids it. ``Game.apply`` (the checked path),
-``Game.is_legal`` and ``Game.why_illegal`` ask :func:`refusal`; ``Game.legal_actions`` is the
-fast generator of the same set, held to it by a property test over random positions.
+``Game.is_legal`` and ``Game.why_illegal`` ask :func:`refusal`; :func:`.generator.generate`
+(``Game.legal_actions``) lists the same set fast, held to it by a property test over random
+positions.
 """
 
 from __future__ import annotations

@@ -240,11 +240,12 @@ def reader_language(environ: Mapping[str, str] | None = None) -> str:
 
 
 class _PageText(HTMLParser):
-    """The text of a rules page: its headings, paragraphs and list items, a block each (not
-    the page's header, nor the paragraph of its link home)."""
+    """The text of the rules' article: its headings, paragraphs and list items, a block each
+    (not the paragraph of its link home to the web table, nor anything in a script or a
+    style)."""
 
     BLOCKS = ("h1", "h2", "h3", "p", "li")
-    HIDDEN = ("header", "nav", "script", "style", "title")
+    HIDDEN = ("script", "style")
 
     def __init__(self) -> None:
         super().__init__()
@@ -284,7 +285,8 @@ class _PageText(HTMLParser):
 
 
 def rules_page_text(lang: str) -> str:
-    """The web table's rules page in ``lang``, as plain text."""
+    """The rules the web table shows in ``lang`` (:func:`gotown.texts.rules_html`), as plain
+    text."""
     parser = _PageText()
     parser.feed(rules_html(lang))
     return "\n\n".join(parser.blocks)
@@ -307,7 +309,7 @@ Actions, as you can type them (seats and floors count from 0):
 
 def rules_text(view: View | None = None, lang: str | None = None) -> str:
     """The rules screen: in English a short one in the engine's words (the numbers are the
-    rules' R1..R24); in another language of the web table, its rules page. The actions as
+    rules' R1..R24); in another language of the web table, the rules of its rules page. The actions as
     they are typed follow either way."""
     lang = reader_language() if lang is None else lang
     if lang != "en":
