@@ -309,8 +309,8 @@ Actions, as you can type them (seats and floors count from 0):
 
 def rules_text(view: View | None = None, lang: str | None = None) -> str:
     """The rules screen: in English a short one in the engine's words (the numbers are the
-    rules' R1..R24); in another language of the web table, the rules of its rules page. The actions as
-    they are typed follow either way."""
+    rules' R1..R24); in another language of the web table, the rules of its rules page. The
+    actions as they are typed follow either way."""
     lang = reader_language() if lang is None else lang
     if lang != "en":
         return f"{rules_page_text(lang)}\n\n{NOTATION}"
