@@ -63,19 +63,19 @@ EASY_NOISE = 0.1
 #: 1,000 took 132 ms on the sources). It was 1,000 before the search was compiled
 #: (``docs/research/2026-11-28-compiled-search.md``).
 HARD_ITERATIONS = 2500
-#: ``expert``'s budget: four times ``hard``'s, a median 0.49 s a decision compiled (2026-11-29,
-#: ``gotown bench`` 645k actions/s). Against ``medium`` it stopped paying above 4,000: 57.0% at
-#: 1,000, 61.6% at 2,500, 63.6% at 4,000, 64.3% at 10,000, the same deals won
-#: (``docs/research/2026-11-29-expert-budget.md``).
-EXPERT_ITERATIONS = 10_000
+#: ``expert``'s budget: 1.6 times ``hard``'s, a median 0.2 s a decision compiled. More does not
+#: pay: against ``medium`` 57.0% at 1,000, 61.6% at 2,500, 63.6% at 4,000 and 64.3% at 10,000
+#: iterations, and 10,000 won no more of the same deals than 4,000, against ``medium`` or
+#: ``hard``, for 2.5 times the time (``docs/research/2026-11-29-expert-budget.md``).
+EXPERT_ITERATIONS = 4000
 #: Work caps (simulated actions, :mod:`gotown.bots.ismcts`) by player count. With two players
 #: the iterations alone bound a decision (1,000 of them are about 37,500 units); with four,
 #: 1,000 iterations are about 100,000 units, each about 1.6 times as dear (measured 10 µs
 #: against 6.4), so 50,000 units keep a four-player decision near a two-player one.
 HARD_WORK: dict[int, int | None] = {2: None, 3: 50_000, 4: 50_000}
-EXPERT_WORK: dict[int, int | None] = {2: None, 3: 500_000, 4: 500_000}
-#: The hint's budget: a web request, whose cost multiplies under load, so 4,000 iterations
-#: (~0.2 s compiled; ``expert``'s budget until it grew), and never more than HINT_SECONDS.
+EXPERT_WORK: dict[int, int | None] = {2: None, 3: 200_000, 4: 200_000}
+#: The hint's budget: a web request, whose cost multiplies under load, so ``expert``'s
+#: 4,000 iterations (~0.2 s compiled), and never more than HINT_SECONDS.
 HINT_ITERATIONS = 4000
 HINT_SECONDS = 0.8
 
