@@ -123,7 +123,8 @@ class BotParameter:
     def allowed(self) -> str:
         """The values allowed, in words (for error messages and help)."""
         if self.whole:
-            return f"a whole number from {self.least:g}"
+            upto = "" if self.most is None else f" to {self.most:g}"
+            return f"a whole number from {self.least:g}{upto}"
         if self.most is not None:
             return f"a number from {self.least:g} to {self.most:g}"
         return f"a number {'above' if self.above else 'from'} {self.least:g}"
@@ -152,6 +153,7 @@ _SEARCH_PARAMETERS = {
     "exploration": BotParameter(whole=False, least=0),
     "epsilon": BotParameter(whole=False, least=0, most=1),
     "rollout_turns": BotParameter(whole=True, least=1),
+    "infer": BotParameter(whole=True, least=0, most=1),  # 1: the sensible-opponent deals
 }
 _RULE_PARAMETERS = {"noise": BotParameter(whole=False, least=0, most=1)}
 #: The parameters a bot spec may set, by level (the ``SearchBot`` and ``RuleBot`` arguments of
@@ -218,6 +220,7 @@ def _level_defaults(level: str) -> dict[str, int | float | None]:
             "exploration": _ismcts.EXPLORATION,
             "epsilon": _ismcts.EPSILON,
             "rollout_turns": None,
+            "infer": 0,
         }
     return {}
 
@@ -275,6 +278,7 @@ def _new_bot(level: str, name: str, seed: int, params: Mapping[str, int | float]
         "rollout_turns": None,
         **params,
     }
+    search["infer"] = bool(search.get("infer", 0))  # a spec's 0 or 1; the search takes a bool
     return SearchBot(name, seed, **search)
 
 

@@ -681,6 +681,7 @@ def test_rule_bots_never_guard_an_opponents_floor_nor_bone_their_own_dog(level: 
         ("expert:seconds=2.5", ("expert", {"seconds": 2.5})),
         ("hard:exploration=0.5,epsilon=0.2", ("hard", {"exploration": 0.5, "epsilon": 0.2})),
         ("hard:work=500,rollout_turns=4", ("hard", {"work": 500, "rollout_turns": 4})),
+        ("expert:infer=1", ("expert", {"infer": 1})),
         ("easy:noise=0", ("easy", {"noise": 0.0})),
         ("medium:noise=1", ("medium", {"noise": 1.0})),
     ],
@@ -711,6 +712,7 @@ def test_a_bot_spec_reads_as_a_level_and_its_parameters(
         ("hard:iterations=2.5", ["iterations must be a whole number from 1, not '2.5'"]),
         ("hard:work=0", ["work must be a whole number from 1"]),
         ("hard:rollout_turns=-1", ["rollout_turns must be a whole number from 1"]),
+        ("expert:infer=2", ["infer must be a whole number from 0 to 1, not '2'"]),
         ("expert:seconds=0", ["seconds must be a number above 0, not '0'"]),
         ("expert:seconds=nan", ["seconds must be a number above 0, not 'nan'"]),
         ("hard:exploration=-0.5", ["exploration must be a number from 0, not '-0.5'"]),
@@ -763,6 +765,10 @@ def test_search_parameters_set_the_budget_and_leave_the_rest_at_the_level() -> N
     assert (tuned.exploration, tuned.epsilon, tuned.rollout_turns) == (0.5, 0.2, 3)
     assert (tuned.iterations, tuned.work, tuned.seconds) == (HARD_ITERATIONS, HARD_WORK, None)
     assert tuned.choose(view, legal) in legal
+    assert tuned.infer is False
+    modelled = bots.bot_from_spec("expert:infer=1", 3)
+    assert isinstance(modelled, SearchBot) and modelled.infer is True
+    assert modelled.choose(view, legal) in legal
 
 
 def test_noise_is_the_share_of_random_moves_of_a_rule_bot() -> None:
@@ -792,6 +798,8 @@ def test_noise_is_the_share_of_random_moves_of_a_rule_bot() -> None:
         ("hard:iterations=2500", "hard"),  # the level's own budget
         ("hard:exploration=0.7,seconds=2.5", "hard:seconds=2.5"),
         ("expert:iterations=1000", "expert:iterations=1000"),
+        ("expert:infer=0", "expert"),
+        ("expert:infer=1,iterations=4000", "expert:infer=1"),
         ("medium:noise=0", "medium"),
         ("easy:noise=0.1", "easy"),
         ("easy:noise=.05", "easy:noise=0.05"),
