@@ -70,8 +70,9 @@ def tournament(
     A bot may carry parameters, LEVEL:NAME=VALUE[,NAME=VALUE...]: hard and expert take
     iterations, work (a cap on simulated actions per decision, whatever the number of
     players; by default only 3 or 4 players have one), seconds (a time cap: it makes the
-    choices depend on the machine's speed and load), exploration, epsilon (0 to 1) and
-    rollout_turns; easy and medium take noise (0 to 1, the share of random moves). With the rl
+    choices depend on the machine's speed and load), exploration, epsilon (0 to 1),
+    rollout_turns and infer (1: deal the hidden cards as if the opponents play sensibly); easy
+    and medium take noise (0 to 1, the share of random moves). With the rl
     extra, ppo:path=FILE seats a policy trained by examples/train_maskable_ppo.py. Example:
     `gotown tournament hard:iterations=2000 hard`. A bot is named by its spec written one
     way (parameters in that order, a level's own values left out: hard:iterations=2500 is
