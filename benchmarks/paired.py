@@ -8,7 +8,7 @@ either way with probability 1/2 (an exact binomial test, and McNemar's z beside 
 far tighter than comparing two win rates, each with its own luck of the deal.
 
     .venv/bin/python benchmarks/paired.py benchmarks/bots-results/expert10k-medium.json \\
-        benchmarks/bots-results/expert-medium-resumable.json
+        benchmarks/bots-results/expert4k-medium.json
 
 The bot compared is the first of each file's lineup unless ``--entry`` names its position.
 Exit status 2 when the files cannot be compared (other seeds, seats or player counts).

@@ -64,7 +64,7 @@ EASY_NOISE = 0.1
 #: (``docs/research/2026-11-28-compiled-search.md``).
 HARD_ITERATIONS = 2500
 #: ``expert``'s budget: 1.6 times ``hard``'s, a median 0.2 s a decision compiled. More does not
-#: pay: against ``medium`` 57.0% at 1,000, 61.6% at 2,500, 63.6% at 4,000 and 64.3% at 10,000
+#: pay: against ``medium`` 57.0% at 1,000, 61.6% at 2,500, 64.3% at 4,000 and at 10,000
 #: iterations, and 10,000 won no more of the same deals than 4,000, against ``medium`` or
 #: ``hard``, for 2.5 times the time (``docs/research/2026-11-29-expert-budget.md``).
 EXPERT_ITERATIONS = 4000
