@@ -118,7 +118,8 @@ class SearchBot:
 
     ``infer`` deals the determinisations with the sensible-opponent model of
     :mod:`gotown.bots.sampling`. ``hard`` and ``expert`` leave it off: on the same 400 deals
-    against ``medium`` it did not win more often (``benchmarks/ceiling.py``).
+    against ``medium`` it did not win more often (``docs/research/experiments/ceiling.py``), and
+    against ``hard`` it won fewer (``expert:infer=1``; the research log of 2026-11-29).
     """
 
     def __init__(
