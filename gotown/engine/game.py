@@ -23,11 +23,11 @@ from . import actions as act
 from . import observer
 from .actions import Action
 from .cards import KIND_OF
-from .errors import IllegalActionError, InvalidActionError
+from .errors import IllegalActionError, InvalidActionError, InvalidPositionError
 from .generator import END_ONLY, generate
 from .legality import refusal
 from .options import Options
-from .outcome import Outcome
+from .outcome import Outcome, Termination
 from .position import SEED_BITS, Hands, Position, kind_counts
 from .views import Event, View
 from .zones import EFFECTS, FloorT, discard_donut, drink_milkshakes
@@ -114,9 +114,31 @@ class Game:
 
     @classmethod
     def from_plain(cls, position: Position) -> Game:
-        """A game at ``position`` (its lists become the game's); its record starts there."""
+        """A game at ``position`` (its lists become the game's); its record starts there.
+
+        A position over without a winner ended in a stalemate (R20b) when it is one, else at
+        its turn limit (R23); neither raises InvalidPositionError."""
         game = cls._at(position)
         game._origin = {"position": position.to_json()}
+        outcome = game._outcome
+        if outcome is not None and outcome.winner is None:
+            game._outcome = None
+            if game.is_stalemate():
+                game._outcome = Outcome.stalemate()
+            elif position.turn == position.options.turn_limit:
+                game._outcome = outcome
+            else:
+                limit = position.options.turn_limit
+                why = (
+                    "it sets no turn_limit"
+                    if limit is None
+                    else f"turn {position.turn} is not {limit}"
+                )
+                raise InvalidPositionError(
+                    "a game over without a winner ended in a position that can never change "
+                    f"(R20b), or as its turn_limit's turn ended (R23): this position can still "
+                    f"change, and {why}"
+                )
         return game
 
     @classmethod
@@ -193,7 +215,7 @@ class Game:
 
     # -- questions ----------------------------------------------------------------------
     def outcome(self) -> Outcome | None:
-        """None while the game goes on; how it ended otherwise (R20, R23 ``turn_limit``)."""
+        """None while the game goes on; how it ended otherwise (R20, R20b, R23 ``turn_limit``)."""
         return self._outcome
 
     @property
@@ -229,14 +251,13 @@ class Game:
         """The canonical form of an action now (see :func:`actions.normalize`)."""
         return act.normalize(action, self.players, self.active)
 
-    def is_deadlocked(self) -> bool:
-        """True when nothing can ever change the game again: no seat will draw (every hand
-        holds 8 or more cards, R7b, or both piles are empty, R9), no milkshake or donut truck
-        is pending (R7a, R19), and every seat, in its turn, could only end it (R21).
+    def is_stalemate(self) -> bool:
+        """Whether this position can never change again (R20b): no milkshake or donut truck is
+        pending (R7a, R19), no seat will draw (every hand holds 8 or more cards, R7b, or both
+        piles are empty, R9), and every seat, in its turn, could only end it (R21).
 
-        The rules have no way out of such a position (only a turn limit ends it, R23); a table
-        can stop playing it on. A pending milkshake or donut answers False even when the game
-        will deadlock once it is spent.
+        The game ends with no winner when a turn ends in such a position; during the turn that
+        reaches one, this is already True (and False once the game is over).
         """
         if self._outcome is not None or self.donut or any(self.milkshakes):
             return False
@@ -344,6 +365,14 @@ class Game:
     def _pass(self) -> None:
         """R9: the donut truck's extra turn, or the next seat; milkshake turns pass at once."""
         while True:
+            # R20b: a turn ended in a position that can never change: the game is over before
+            # any of passing happens. Off the hot path: while a pile holds a card, the seat
+            # that ended its turn with fewer than 8 will draw again (R7b), so nothing is frozen.
+            if (
+                not (self.draw or self.discard) or self.hand_sizes[self.active] >= NO_DRAW_FROM
+            ) and self.is_stalemate():
+                self._finish(None, Termination.STALEMATE)
+                return
             # R23: the game ends when turn N ends, before any of passing happens (a donut
             # truck on the table stays there, as it does when R20 ends the game).
             limit = self.options.turn_limit
@@ -406,8 +435,8 @@ class Game:
         self.seed = rng.getrandbits(SEED_BITS)
         return rng
 
-    def _finish(self, winner: int | None) -> None:
-        outcome = self._outcome = Outcome.of(winner)
+    def _finish(self, winner: int | None, reason: Termination | None = None) -> None:
+        outcome = self._outcome = Outcome.of(winner, reason)
         self._events.append(("end", winner, outcome.reason))
 
     # -- explaining ---------------------------------------------------------------------

@@ -29,6 +29,8 @@ def refusal(game: Game, action: Action) -> Refusal | None:
     if outcome is not None:
         if outcome.winner is not None:
             return "R20", f"the game is over: seat {outcome.winner} has won"
+        if outcome.reason == "stalemate":
+            return "R20b", "the game is over: a stalemate, nothing could ever change again"
         return "R23", "the game is over: the turn limit was reached"
     return CHECKERS[action.type](game, game.active, action)
 

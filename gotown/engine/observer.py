@@ -54,6 +54,7 @@ def view(game: Game, seat: int | None, seen: list[Event]) -> View:
         over=outcome is not None,
         events=tuple(seen),
         hands=hands,
+        reason=None if outcome is None else outcome.reason.value,
     )
 
 

@@ -364,11 +364,12 @@ def _milkshakes(data: dict[str, Any], players: int, options: Options, active: in
 
 
 def _outcome(data: dict[str, Any], position: Position) -> Outcome | None:
-    """The outcome a position records, checked against the rules that end a game (R20, R23)."""
+    """The outcome a position records, checked against the rule that ends a game with a winner
+    (R20). Over without a winner, the game (:meth:`Game.from_plain`) tells a stalemate (R20b)
+    from the turn limit (R23), and refuses a position that is neither."""
     over = _bool(data, "over")
     winner = data.get("winner")
     players, options, towers = position.players, position.options, position.towers
-    limit = options.turn_limit
     if winner is not None and (type(winner) is not int or not 0 <= winner < players):
         raise InvalidPositionError(f"winner {winner!r} is not a seat")
     if winner is not None:
@@ -385,11 +386,6 @@ def _outcome(data: dict[str, Any], position: Position) -> Outcome | None:
                 f"winner {winner} is not the active seat {position.active}: a game is won by a"
                 " build or steal in the winner's own turn, and ends there (R20)"
             )
-    elif over and position.turn != limit:
-        why = "it sets no turn_limit" if limit is None else f"turn {position.turn} is not {limit}"
-        raise InvalidPositionError(
-            f"a game over without a winner ends as its turn_limit's turn ends (R23), and {why}"
-        )
     for seat, tower in enumerate(towers):
         if len(tower) >= options.win_floors and winner != seat:
             raise InvalidPositionError(

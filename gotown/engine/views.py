@@ -10,9 +10,10 @@ from .actions import Action
 from .cards import KIND_OF, MAX_PLAYERS, MIN_PLAYERS
 from .errors import InvalidActionError, InvalidPositionError
 from .options import Options
-from .outcome import Outcome
+from .outcome import Outcome, Termination
 
 Floor = tuple[str, ...]
+_REASONS = frozenset(reason.value for reason in Termination)
 
 #: The JSON fields of each event type, besides "type".
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -91,7 +92,7 @@ _EVENT_FIELD_OK: dict[str, Callable[[Any], bool]] = {
     "count": _count,
     "action": lambda value: True,  # Action.from_json checks it
     "winner": _seat_or_none,
-    "reason": lambda value: value in ("win", "turn-limit"),
+    "reason": lambda value: value in _REASONS,
 }
 
 
@@ -121,11 +122,14 @@ class View:
     over: bool
     events: tuple[Event, ...] = field(default=())
     hands: tuple[tuple[str, ...], ...] | None = None
+    reason: str | None = None
 
     @property
     def outcome(self) -> Outcome | None:
         """How the game ended, as :meth:`Game.outcome` says it; None while it goes on."""
-        return Outcome.of(self.winner) if self.over else None
+        if not self.over:
+            return None
+        return Outcome.of(self.winner, Termination(self.reason) if self.reason else None)
 
     @property
     def is_my_turn(self) -> bool:
@@ -169,6 +173,7 @@ class View:
             "over": self.over,
             "events": [event.to_json() for event in self.events],
             "hands": None if self.hands is None else [list(hand) for hand in self.hands],
+            "reason": self.reason,
         }
 
     @classmethod
@@ -176,6 +181,9 @@ class View:
         try:
             hand = data["hand"]
             hands = data.get("hands")  # (absent from a view written before it was shown)
+            reason = data.get("reason")
+            if "reason" not in data and data["over"] is True:  # (a view written before it)
+                reason = "turn-limit" if data["winner"] is None else "win"
             view = cls(
                 seat=data["seat"],
                 players=data["players"],
@@ -196,6 +204,7 @@ class View:
                 over=data["over"],
                 events=tuple(Event.from_json(e) for e in data["events"]),
                 hands=None if hands is None else tuple(tuple(_codes(h)) for h in hands),
+                reason=reason,
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise InvalidPositionError(f"not a view: missing or malformed {exc}") from None
@@ -248,6 +257,15 @@ def _check_view(view: View) -> None:
         )
     if not (view.winner is None or seat(view.winner)):
         raise InvalidPositionError(f"not a view: winner {view.winner!r} is not a seat")
+    if not view.over:
+        reason_ok = view.reason is None
+    else:
+        reason_ok = view.reason in _REASONS and (view.reason == "win") == (view.winner is not None)
+    if not reason_ok:
+        raise InvalidPositionError(
+            f"not a view: reason {view.reason!r} is how a game over ended (one of "
+            f"{sorted(_REASONS)}: 'win' exactly when there is a winner), null while it goes on"
+        )
     for event in view.events:
         for value in (event.seat, event.victim, event.winner):
             if not (value is None or seat(value)):

@@ -1,4 +1,4 @@
-"""An independent statement of R10-R19 and R21 on the JSON position: the legal actions.
+"""An independent statement of R10-R19, R20b and R21 on the JSON position: the legal actions.
 
 Written from RULES.md without looking at the engine's generator, so that comparing the two
 catches a generator bug (the property tests compare them at every step of random games)."""
@@ -74,6 +74,22 @@ def legal_actions(p: dict[str, Any]) -> set[Action]:
     if hand["donut-truck"] and not p["donut"]:  # R19
         out.add(Action.donut_truck())
     return out
+
+
+def is_stalemate(p: dict[str, Any]) -> bool:
+    """R20b, word for word: no milkshake pending, no donut truck on the table, no seat that
+    would draw at the start of its turn (R7b), and no seat that could do anything but end its
+    turn (R21) with the hand it holds."""
+    if any(p["milkshakes"]) or p.get("donut"):
+        return False
+    piles_empty = not p["draw"] and not p["discard"]
+    if not all(len(hand) >= 8 or piles_empty for hand in p["hands"]):
+        return False
+    live = {**p, "over": False}
+    return all(
+        legal_actions({**live, "active": seat}) == {Action.end_turn()}
+        for seat in range(p["players"])
+    )
 
 
 def _take(cards: list[str], code: str) -> None:

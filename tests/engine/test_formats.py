@@ -328,7 +328,8 @@ def test_r1_r22_a_malformed_view_names_what_is_wrong(change: dict[str, Any], wor
 @pytest.mark.parametrize(
     "change",
     [{"active": 1}, {"active": 0}, {"turn": 0}, {"version": 0}, {"draw_size": 0},
-     {"winner": 0}, {"winner": 1}, {"milkshakes": [0, 0]}, {"donut": True}, {"over": True}],
+     {"winner": 0}, {"winner": 1}, {"milkshakes": [0, 0]}, {"donut": True},
+     {"over": True, "reason": "turn-limit"}, {"over": True, "reason": "stalemate"}],
     ids=lambda change: json.dumps(change),
 )  # fmt: skip
 def test_a_view_at_the_edges_of_each_field_is_read(change: dict[str, Any]) -> None:
@@ -561,13 +562,14 @@ def test_an_event_carries_only_the_fields_of_its_type() -> None:
     [({"over": True}, "it sets no turn_limit"),
      ({"over": True, "turn": 2, "options": {"turn_limit": 3}}, "turn 2 is not 3")],
 )  # fmt: skip
-def test_r23_a_position_over_without_a_winner_says_why_it_cannot_be(
+def test_r20b_r23_a_position_over_without_a_winner_says_why_it_cannot_be(
     fields: dict[str, Any], why: str
 ) -> None:
     with pytest.raises(InvalidPositionError) as info:
-        game(**fields)
+        game(hands=[["4", "5"], []], **fields)  # (seat 0 can build: no stalemate)
     assert str(info.value) == (
-        f"a game over without a winner ends as its turn_limit's turn ends (R23), and {why}"
+        "a game over without a winner ended in a position that can never change (R20b), or as "
+        f"its turn_limit's turn ended (R23): this position can still change, and {why}"
     )
 
 

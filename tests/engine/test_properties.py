@@ -123,8 +123,12 @@ def check_transition(before: dict[str, Any], action: Action, g: Game) -> None:
         assert sum(gained.values()) <= len(victims)
         assert len(after["hands"][me]) == len(before["hands"][me]) - 1 + len(victims)
         assert after["towers"] == before["towers"] and after["draw"] == before["draw"]
-    else:  # end of turn (R8, R9, R7)
+    else:  # end of turn (R8, R9, R7, R20b)
         assert action.type == "end-turn"
+        if g.outcome() == (None, "stalemate"):  # the game ended where nothing could change
+            assert oracle.is_stalemate(after), (before, after)
+        if oracle.is_stalemate(before):  # only "end" was legal, and ending changed nothing
+            assert g.outcome() == (None, "stalemate"), (before, after)
         assert after["towers"] == before["towers"]
         assert len(after["hands"][me]) >= min(3, len(before["hands"][me]))
         if not before["donut"] and not after.get("over"):

@@ -48,7 +48,7 @@ def test_r1_other_player_counts_are_refused(players: object) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_r1_play_goes_clockwise_to_seat_plus_one_mod_n(players: int) -> None:
-    g = game(players=players, active=0, draw=["1"] * 4 + ["2"] * 4 + ["3"] * 4)
+    g = game(players=players, active=0, draw=["1"] * 4 + ["2"] * 4 + ["3"] * 4 + ["?"] * 4)
     seen = [g.active]
     for _ in range(players):
         g.apply(END)
@@ -246,7 +246,7 @@ def test_r5_a_floor_may_carry_a_dog_in_a_position() -> None:
 
 # -- R6 a turn ----------------------------------------------------------------------------
 def test_r6_any_number_of_actions_in_any_order_including_none() -> None:
-    g = game(hands=[["1", "8", "2", "7", "dog"], []], draw=["4"] * 4)
+    g = game(hands=[["1", "8", "2", "7", "dog"], []], draw=["4"] * 4 + ["3"] * 4)
     play(g, A.build("2", "7"), A.dog(0), A.build("1", "8"))
     assert g.active == 0 and len(g.towers[0]) == 2
     play(g, END)
@@ -345,10 +345,10 @@ def test_r9_empty_draw_pile_reshuffles_the_discard_pile() -> None:
 
 
 def test_r9_both_piles_empty_draw_does_nothing() -> None:
-    g = game(hands=[["1"], []])
+    g = game(hands=[["1"], ["4", "5"]])
     play(g, END)
-    assert g.hand_sizes == [1, 0]
-    assert g.active == 1
+    assert g.hand_sizes == [1, 2]
+    assert g.active == 1 and not g.is_over  # (seat 1 can still build: no stalemate, R20b)
 
 
 def test_r9_towers_dogs_milkshakes_and_donut_are_never_reshuffled() -> None:
@@ -912,7 +912,7 @@ def test_r23_milkshake_blocks_refill_false_refills_to_3() -> None:
 
 
 def test_r23_turn_limit_ends_with_no_winner() -> None:
-    g = game(hands=[["1"], ["2"]], draw=["3"] * 4, options={"turn_limit": 2})
+    g = game(hands=[["1"], ["2"]], draw=["3"] * 4 + ["4"] * 4, options={"turn_limit": 2})
     play(g, END)
     assert g.turn == 2 and not g.is_over
     play(g, END)
@@ -1033,20 +1033,29 @@ def test_r22_public_facts_are_the_same_for_every_seat() -> None:
     assert all(a == actions[0] for a in actions) and len(actions[0]) == 4
 
 
-# -- deadlock: a position nothing can change any more (R7b, R21) ----------------------------
+# -- R20b stalemate: a position nothing can change any more ends the game ---------------------
 STUCK = [["1", "1", "1", "1", "2", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "bone"]]
+STALEMATE = Outcome(None, Termination.STALEMATE)
 
 
-def test_r7b_r21_two_full_hands_that_can_do_nothing_are_a_deadlock() -> None:
+def test_r20b_two_full_hands_that_can_do_nothing_end_the_game_when_the_turn_ends() -> None:
     # Hands of 8 draw nothing (R7b), no pair adds up to 9 and there is no floor to steal (R21):
     # only ending the turn is legal, for ever, although the draw pile holds cards.
     g = game(hands=[list(h) for h in STUCK], draw=["8", "7"])
-    assert g.is_deadlocked()
+    assert g.is_stalemate() and not g.is_over  # (during the turn: it ends when the turn does)
     before = g.to_position()
-    play(g, END, END, END, END)
+    play(g, END)
+    assert g.outcome() == STALEMATE
     after = g.to_position()
-    assert after["hands"] == before["hands"] and after["draw"] == before["draw"]
-    assert g.is_deadlocked() and not g.is_over
+    # Over at once, before any passing: the same seat and turn, every zone as it was.
+    assert {**after, "over": None, "winner": None} == {**before, "over": None, "winner": None}
+    assert after["over"] is True and after["winner"] is None
+    assert g.legal_actions() == ()
+    assert_illegal(g, END, "R20b")
+    view = g.view(None)
+    assert view.over and view.reason == "stalemate" and view.outcome == STALEMATE
+    assert view.hands is not None  # every hand is laid down, as at any end (R22)
+    assert g.events(None)[-1].to_json() == {"type": "end", "winner": None, "reason": "stalemate"}
 
 
 @pytest.mark.parametrize(
@@ -1056,69 +1065,114 @@ def test_r7b_r21_two_full_hands_that_can_do_nothing_are_a_deadlock() -> None:
         {"hands": [STUCK[0], [*STUCK[1][:7], "5"]]},  # seat 1 could build 4+5 in its turn
         {"towers": [[], [["8", "?"]]]},  # seat 0 steals the 8 with a 1 (R11)
         {"hands": [[*STUCK[0][:7], "thief"], STUCK[1]]},  # a thief always has a victim here
-        # A milkshake turn (R7a) or a donut's extra turn (R19) is still to come: answered
-        # False, although here the game will be deadlocked once it is spent.
-        {"milkshakes": [0, 1]},
-        {"donut": True},
         {"hands": [STUCK[0][:7], STUCK[1][:7]], "draw": [], "discard": ["5"]},  # reshuffle (R9)
     ],
 )
-def test_a_position_that_can_still_change_is_not_a_deadlock(change: dict[str, object]) -> None:
+def test_r20b_a_position_that_can_still_change_is_no_stalemate(change: dict[str, object]) -> None:
     fields: dict[str, object] = {"hands": [list(h) for h in STUCK], "draw": ["8"]}
     fields.update(change)
-    assert not game(**fields).is_deadlocked()
+    g = game(**fields)
+    assert not g.is_stalemate()
+    play(g, END)
+    assert not g.is_over and g.active == 1
 
 
-def test_a_guarded_floor_and_empty_piles_leave_small_hands_stuck() -> None:
+@pytest.mark.parametrize(
+    ("change", "turns"),
+    [
+        ({"milkshakes": [0, 1]}, 2),  # seat 1's milkshake turn (R7a) ends, then the game
+        ({"donut": True}, 2),  # the donut's extra turn (R19) ends, then the game
+    ],
+)
+def test_r20b_a_pending_milkshake_or_donut_is_spent_first(
+    change: dict[str, object], turns: int
+) -> None:
+    g = game(hands=[list(h) for h in STUCK], draw=["8"], **change)
+    assert not g.is_stalemate()
+    play(g, END)
+    if "donut" in change:  # the extra turn is under way: only its end can end the game
+        assert not g.is_over and g.active == 0 and g.turn == turns
+        play(g, END)
+    assert g.outcome() == STALEMATE and g.turn == turns
+
+
+def test_r20b_small_hands_with_empty_piles_and_a_guarded_floor_are_a_stalemate() -> None:
     # No card to draw anywhere (R9), so hands under 8 stay as they are; a dog guards the only
     # floor a 1 could steal (R11).
     g = game(hands=[["1", "2"], ["3", "bone"]], towers=[[], [["8", "1", "dog"]]], draw=[])
-    assert g.is_deadlocked()
+    assert g.is_stalemate()
+    play(g, END)
+    assert g.outcome() == STALEMATE and g.hand_sizes == [2, 2]
+    unguarded = game(hands=[["1", "2"], ["3", "bone"]], towers=[[], [["8", "1"]]])
+    assert not unguarded.is_stalemate()
+
+
+def test_r20b_a_seat_that_merely_chose_to_end_its_turn_is_no_stalemate() -> None:
+    # Seat 0 could build 4+5 and ends its turn instead: the game goes on (R23 turn_limit is
+    # the safeguard for players who only end their turns).
+    g = game(hands=[["4", "5"], ["1"]])
     play(g, END, END)
-    assert g.hand_sizes == [2, 2] and g.is_deadlocked()
-    assert not game(hands=[["1", "2"], ["3", "bone"]], towers=[[], [["8", "1"]]]).is_deadlocked()
+    assert not g.is_over and g.active == 0 and g.view(None).frozen_turns == 2
 
 
-def test_an_ended_game_is_not_a_deadlock() -> None:
+def test_r20b_a_won_game_is_no_stalemate() -> None:
     g = game(hands=[["1", "8"], ["2"]], towers=[[["6", "3"]] * 4, []])
     play(g, "1+8")
-    assert g.is_over and not g.is_deadlocked()
+    assert g.outcome() == (0, "win") and not g.is_stalemate()
 
 
-def test_deadlocks_met_in_random_play_never_change() -> None:
-    """Over random two-player games (where they are commonest): every position reported as a
-    deadlock stays as it is through two more rounds, and such positions do occur."""
-    import random
+def test_r20b_comes_before_the_turn_limit_when_both_hold() -> None:
+    g = game(hands=[list(h) for h in STUCK], draw=["8"], options={"turn_limit": 1})
+    play(g, END)
+    assert g.outcome() == STALEMATE
+    assert_illegal(g, END, "R20b")
 
+
+def test_r20b_a_position_over_without_a_winner_is_read_back_with_its_reason() -> None:
+    stalemate = game(hands=[list(h) for h in STUCK], draw=["8"])
+    play(stalemate, END)
+    again = Game.from_position(stalemate.to_position())
+    assert again == stalemate and again.outcome() == STALEMATE
+    limit = game(hands=[["4", "5"], []], draw=["8"] * 3, options={"turn_limit": 1})
+    play(limit, END)
+    assert Game.from_position(limit.to_position()).outcome() == (None, "turn-limit")
+
+
+def test_r20b_stalemates_met_in_random_play_can_never_change() -> None:
+    """Over random two-player games (where they are commonest): every game that ends in a
+    stalemate ends in a position where ending turns, all that is left, changes nothing for two
+    rounds, and such games do occur."""
     found = 0
-    for seed in range(1000):
-        g = Game.new(players=2, seed=seed, options={"turn_limit": 200})
+    for seed in range(600):
+        g = Game.new(players=2, seed=seed, options={"turn_limit": 300})
         rng = random.Random(seed)
-        while not g.is_over and not g.is_deadlocked():
+        while not g.is_over:
             legal = g.legal_actions()
             g.apply(legal[rng.randrange(len(legal))])
-        if g.is_over:
+        if g.outcome() != STALEMATE:
             continue
         found += 1
-        before = g.to_position()
-        for _ in range(2 * g.players):
-            assert g.legal_actions() == (END,)
-            g.apply(END)
-        after = g.to_position()
-        for key in ("hands", "towers", "draw", "discard", "milkshakes", "donut"):
-            assert after[key] == before[key], key
-        assert g.is_deadlocked()
+        final = g.to_position()
+        del final["over"], final["winner"]
+        for seat in range(g.players):  # each seat, in its turn, could only end it (R21)
+            turn = Game.from_position({**final, "active": seat})
+            assert turn.legal_actions() == (END,) and turn.is_stalemate()
+            play(turn, END)  # and ending it changes nothing (R7b, R8, R9)
+            after = turn.to_position()
+            for key in ("hands", "towers", "draw", "discard", "milkshakes", "donut"):
+                assert after[key] == final[key], key
     assert found >= 3
 
 
 def test_r7b_r21_frozen_turns_count_the_turns_that_were_only_ended() -> None:
-    """With 8 cards no seat draws (R7b) and nothing here is playable (R21): every turn is only
-    ended, and the views count them from the public events."""
-    stuck = [["1", "1", "1", "1", "2", "2", "2", "2"], ["3", "3", "3", "3", "4", "4", "4", "4"]]
+    """With 8 cards no seat draws (R7b), and seat 0 ends its turns although it could build: every
+    turn is only ended (no stalemate, R20b), and the views count them from the public events."""
+    stuck = [["1", "1", "1", "2", "2", "2", "4", "5"], ["3", "3", "3", "3", "4", "4", "4", "6"]]
     g = game(hands=stuck, draw=["5"])
-    assert g.legal_actions() == (END,) and g.view(0).frozen_turns == 0
+    assert g.view(0).frozen_turns == 0
     for turns in range(1, 4):
         play(g, END)
+        assert not g.is_over
         assert [g.view(seat).frozen_turns for seat in (None, 0, 1)] == [turns] * 3
     fresh = Game.new(players=2, seed=1)
     play(fresh, END)  # the next seat draws (R7b): the game changed

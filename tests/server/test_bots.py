@@ -3,8 +3,6 @@ and the tables of bots only."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -35,38 +33,22 @@ def test_a_table_of_bots_only_plays_to_an_end(client: TestClient) -> None:
     assert final["view"]["turn"] <= BOTS_ONLY_TURN_LIMIT
 
 
-def test_bots_left_alone_in_a_deadlock_stand_still(client: TestClient) -> None:
+def test_r20b_bots_left_alone_in_a_stalemate_end_the_game(client: TestClient) -> None:
     # Seed 835 (4 floors): two medium bots reach, within 10 actions, two hands of 8 cards that
-    # can do nothing (R7b, R21), at seat 0's turn. A person who hands their seat to a bot
-    # leaves a table of bots with the ceiling of a game of people (or none, for a game stored
-    # before the ceiling): it must stand still there, not store ten thousand ended turns.
+    # can do nothing (R7b, R21). A person who hands their seat to a bot leaves a table of bots
+    # with the ceiling of a game of people: the game ends there, a stalemate with no winner
+    # (R20b), instead of storing ten thousand ended turns.
     gid, tokens = new_game(client, ["bot", "human"], seed=835, level="medium")
     me = tokens[1]
     r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
     assert r.status_code == 200, r.text
-    service = client.app.state.service  # type: ignore[attr-defined]
-    live = service.registry.get(gid)
-    assert bots_idle(service, gid), "the bots went on ending turns in a deadlock"
-    st = state(client, gid, me)
-    assert st["status"] == "playing"
+    st = wait_until(client, gid, me, lambda now: now["status"] == "over")
+    view = st["view"]
+    assert (view["winner"], view["reason"]) == (None, "stalemate")
+    assert view["hand_sizes"] == [8, 8] and view["turn"] < 20
+    assert view["hands"] is not None and all(len(h) == 8 for h in view["hands"])  # R22
+    assert view["events"][-1] == {"type": "end", "winner": None, "reason": "stalemate"}
     assert st["lobby"]["options"]["turn_limit"] == schemas.MAX_TURN_LIMIT
-    assert st["view"]["hand_sizes"] == [8, 8] and live.game.is_deadlocked()
-    assert st["view"]["active"] == 0
-    time.sleep(0.2)
-    assert state(client, gid, me)["version"] == st["version"]
-    # With a person back at the table the bot plays on (its turn first), and answers every
-    # turn the person ends.
-    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(me)).status_code == 204
-    st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 1)
-    for _ in range(2):
-        assert st["view"]["active"] == 1 and st["status"] == "playing"
-        r = client.post(
-            f"/api/games/{gid}/actions",
-            json={"version": st["version"], "action": {"type": "end-turn"}},
-            headers=auth(me),
-        )
-        assert r.status_code == 200, r.text
-        st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 2)
 
 
 def test_the_bots_and_the_hints_build_their_views_off_the_event_loop(

@@ -14,9 +14,8 @@
   ``max_bots_only_tables`` play at once on a process, ``max_bots_only_tables_per_client`` per
   client address (429 ``too-many-bot-tables``). A place is held from the table's creation (or
   the hand-over that left it without a person) until its bots stop.
-- Bots alone can play for ever (two hands of 8 cards that can do nothing draw no more, R7b),
-  and a table of bots has nobody to walk away: a table of bots in a deadlock stands still, as
-  one that people walked away from; a person who takes a seat back sets it going again.
+- A table of bots never stands still: a position that can never change ends the game when the
+  turn that reached it ends (R20b, a stalemate), and a table of bots only has a turn limit.
 - Trained policies (``ppo:NAME``) are the ones the operator configured
   (``Settings.bot_policies``), offered once the ``ppo`` level is registered in
   :mod:`gotown.bots` (by the composing layer, which has the rl extra): a client picks one by
@@ -179,10 +178,7 @@ class Bots:
 
     def _to_move(self, live: LiveGame) -> bool:
         game = live.game
-        if game is None or game.is_over or live.stored.seats[game.active].kind != "bot":
-            return False
-        # A table of bots in a deadlock stands still (a person may still end turns by hand).
-        return not (all(seat.kind == "bot" for seat in live.stored.seats) and game.is_deadlocked())
+        return not (game is None or game.is_over or live.stored.seats[game.active].kind != "bot")
 
     def kick(self, live: LiveGame) -> None:
         """Set the bots going if one is to move and none plays already."""

@@ -124,6 +124,5 @@ class Seats:
                 raise ConflictError("game-over", "the game is over")
             target.kind, target.level = "human", None
         await self.registry.notify(live, "lobby")
-        # The other bots may have stood still (a table of bots in a deadlock): with a person
-        # back at the table, the bot whose turn it is plays on.
+        # With a person back at the table, the bot whose turn it is plays on.
         self.bots.kick(live)
