@@ -7,27 +7,29 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from starlette.testclient import WebSocketTestSession
 
 from gotown.engine import Action, Game, Options
 from gotown.server import schemas
 from gotown.server.services import views as views_module
-from gotown.server.services.views import frozen_turns
 from gotown.server.storage import StoredGame
 
 from .helpers import (
     EventCounter,
     ViewRecorder,
     auth,
-    bots_idle,
     end_turn,
     new_game,
     next_state,
     on_loop,
     play_to_end,
     record_of,
+    service_of,
     state,
     store_end_turns,
-    wait_until,
 )
 
 
@@ -38,33 +40,137 @@ def test_the_lobby_has_no_frozen_turns(client: TestClient) -> None:
     assert st["view"] is None and st["frozen_turns"] is None
 
 
+#: Seed 1, seat 0 first: two people who only end their turns fill their hands to 8 and still
+#: hold cards they could play, so the game is no stalemate (R20b) and goes on to its turn limit.
+ENDLESS = {"seed": 1, "options": {"first_player": 0}}
+
+
+def _random_game(data: st.DataObject) -> Game:
+    """A game of random legal actions with long runs of ended turns, from a new deal or from a
+    position (whose events then start with an action, no turn's start before it)."""
+    game = Game.new(
+        players=data.draw(st.integers(2, 4)),
+        seed=data.draw(st.integers(0, 2**31)),
+        options=Options(win_floors=data.draw(st.sampled_from([4, 5]))),
+    )
+    if data.draw(st.booleans()):
+        for _ in range(data.draw(st.integers(0, 30))):
+            if not game.is_over:
+                game.apply(data.draw(st.sampled_from(game.legal_actions())))
+        if not game.is_over:
+            game = Game.from_position(game.to_position())
+    return game
+
+
+@hypothesis_settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_kept_frozen_count_is_the_engine_s_at_every_step(data: st.DataObject) -> None:
+    """``FrozenCount`` read on event by event (in chunks of any size, as states are built) is
+    ``View.frozen_turns`` after every action, for every seat and a spectator alike."""
+    game = _random_game(data)
+    count = views_module.FrozenCount()
+    for _ in range(data.draw(st.integers(1, 12))):
+        if game.is_over:
+            break
+        if data.draw(st.booleans()):  # a run of ended turns
+            actions = [Action.end_turn()] * data.draw(st.integers(1, 40))
+        else:
+            actions = [data.draw(st.sampled_from(game.legal_actions()))]
+        for action in actions:
+            if game.is_over:
+                break
+            game.apply(action if game.is_legal(action) else game.legal_actions()[0])
+            if data.draw(st.integers(0, 3)) == 0:
+                continue  # read later, with the next ones
+            count = count.at(game)
+            for seat in (None, *range(game.players)):
+                assert count.turns == game.view(seat).frozen_turns
+    assert count.at(game).turns == game.public_view().frozen_turns
+    # A game that holds fewer events than were read is read again from its start.
+    fresh = Game.new(players=game.players, seed=0)
+    assert count.at(fresh).turns == fresh.public_view().frozen_turns == 0
+
+
 def test_the_state_counts_the_turns_that_held_nothing_but_their_end(client: TestClient) -> None:
-    """``frozen_turns`` is the engine's ``View.frozen_turns``, for every seat and a spectator,
-    also once the frozen turns reach back further than the tail of events it reads first."""
-    # Seed 835 (4 floors): two medium bots reach two hands of 8 cards that can do nothing
-    # (R7b, R21) within 10 actions, and stand still there at seat 0's turn.
-    gid, tokens = new_game(client, ["bot", "human"], seed=835, level="medium")
-    me = tokens[1]
-    r = client.post(f"/api/games/{gid}/seats/1/bot", headers=auth(me), json={"level": "medium"})
-    assert r.status_code == 200, r.text
-    service = client.app.state.service  # type: ignore[attr-defined]
-    assert bots_idle(service, gid)
-    st = state(client, gid, me)
-    assert client.post(f"/api/games/{gid}/reclaim", headers=auth(me)).status_code == 204
-    st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 1)
-    assert st["view"]["active"] == 1
+    """``frozen_turns`` is the engine's ``View.frozen_turns`` for every seat and a spectator,
+    over HTTP and pushed to a socket, past the events a state reads in the event loop."""
+    gid, tokens = new_game(client, ["human", "human"], **ENDLESS)  # type: ignore[arg-type]
+    game = service_of(client).registry.get(gid).game  # type: ignore[union-attr]
     counts = []
-    for _ in range(40):
-        assert end_turn(client, gid, me, st["version"]).status_code == 200
-        st = wait_until(client, gid, me, lambda now, v=st["version"]: now["version"] == v + 2)
-        game = service.registry.get(gid).game
-        for seat, token in ((1, me), (None, None)):
-            assert state(client, gid, token)["frozen_turns"] == game.view(seat).frozen_turns
-            assert frozen_turns(game, seat) == game.view(seat).frozen_turns
-        counts.append(st["frozen_turns"])
-    # Once both hands can do nothing, each round adds the person's and the bot's ended turns.
-    assert counts == sorted(counts) and counts[-1] == counts[-2] + 2
-    assert counts[-1] > 64  # (beyond the first tail of 64 events)
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_json({"token": None})
+        pushed = next_state(ws)
+        for _ in range(150):  # 300 events: more than EVENTS_BUILT_IN_LOOP from the start
+            r = end_turn(client, gid, tokens[pushed["view"]["active"]], pushed["version"])
+            assert r.status_code == 200, r.text
+            pushed = next_state(ws)
+            game = service_of(client).registry.get(gid).game  # type: ignore[union-attr]
+            assert pushed["frozen_turns"] == game.public_view().frozen_turns
+            assert r.json()["frozen_turns"] == pushed["frozen_turns"]
+            counts.append(pushed["frozen_turns"])
+    assert game.event_count > views_module.EVENTS_BUILT_IN_LOOP
+    for seat, token in ((0, tokens[0]), (1, tokens[1]), (None, None)):
+        assert state(client, gid, token)["frozen_turns"] == game.view(seat).frozen_turns
+    # Once both hands are full (R7b), every ended turn adds one.
+    assert counts == sorted(counts) and counts[-1] == counts[-2] + 1 > 140
+
+
+def _state_at(ws: WebSocketTestSession, version: int) -> dict[str, Any]:
+    """The socket's next state of ``version`` (a seat's coming and going pushes states too)."""
+    while (pushed := next_state(ws))["version"] < version:
+        pass
+    return pushed
+
+
+def test_a_long_game_s_state_reads_only_its_new_events(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state of a game of 5,000 actions (4,990 turns in a row held nothing but their end)
+    converts the events it sends and those since the last state, never the game's history:
+    each move's states cost no more than at the game's start. Its first state after a load
+    reads the history once, in the view worker."""
+    gid, tokens = new_game(client, ["human", "human"], **ENDLESS)  # type: ignore[arg-type]
+    game = store_end_turns(client, gid, 5000)  # (the server forgets it: loaded at next use)
+    assert not game.is_over and game.public_view().frozen_turns > 4900
+    converted: list[tuple[bool, int]] = []  # (in the event loop, events)
+    events = Game.events
+
+    def counting(game: Game, seat: int | None, start: int = 0) -> list[Any]:
+        out = events(game, seat, start)
+        converted.append((on_loop(), len(out)))
+        return out
+
+    monkeypatch.setattr(Game, "events", counting)
+    with (
+        client.websocket_connect(f"/ws/games/{gid}") as spectator,
+        client.websocket_connect(f"/ws/games/{gid}") as seat1,
+    ):
+        spectator.send_json({"token": None})
+        seat1.send_json({"token": tokens[1]})
+        held = {"spectator": next_state(spectator), "seat1": next_state(seat1)}
+        assert held["spectator"]["frozen_turns"] == game.public_view().frozen_turns
+        assert max(n for loop, n in converted if loop) <= views_module.EVENTS_BUILT_IN_LOOP
+        for _ in range(4):
+            converted.clear()
+            me = game.active
+            r = client.post(
+                f"/api/games/{gid}/actions",
+                json={
+                    "version": game.version,
+                    "action": {"type": "end-turn"},
+                    "events_from": game.event_count,
+                },
+                headers=auth(tokens[me]),
+            )
+            assert r.status_code == 200, r.text
+            game.apply(Action.end_turn())
+            pushed = [_state_at(ws, game.version) for ws in (spectator, seat1)]
+            new = game.event_count - r.json()["events_from"]
+            # Three states (the answer and two pushes) of two new events, and the count once.
+            assert sum(n for _, n in converted) <= 4 * new, converted
+            for answer, seat in ((r.json(), me), (pushed[0], None), (pushed[1], 1)):
+                assert answer["frozen_turns"] == game.view(seat).frozen_turns
+                assert len(answer["view"]["events"]) == new
 
 
 def test_nothing_of_a_hand_reaches_a_spectator_or_another_seat_anywhere(client: TestClient) -> None:

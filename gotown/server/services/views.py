@@ -14,17 +14,23 @@ askers share it, and it is kept until the game moves on), and a state holding mo
 to JSON there too. A game held in memory never changes once current (an action makes a new
 copy), so the view workers read it safely. A replay's frames are built in time linear in the
 game's length, once per finished game and seat.
+
+**A state's work does not grow with the game's length**: its view comes from a copy without
+history, its events are the new ones, and its ``frozen_turns`` (``View.frozen_turns``, public
+events only) is kept per game as it goes on (:class:`FrozenCount`), each state reading only the
+events since the last one: a long run of ended turns is never read again (a game's events only
+grow: an action appends to them, a load replays the same stored actions).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from gotown.engine import Action, Game
+from gotown.engine import Action, Event, Game
 
 from .. import schemas
 from ..config import Settings
@@ -54,17 +60,40 @@ def view_json(game: Game, seat: int | None, start: int) -> dict[str, Any]:
     return view
 
 
-def frozen_turns(game: Game, seat: int | None) -> int:
-    """``game.view(seat).frozen_turns`` from the last events only (a full view converts every
-    event): a tail of them, four times longer while the count reaches back to its start."""
-    base = game.copy(history=False).view(seat)
-    tail = 64
-    while True:
-        start = max(0, game.event_count - tail)
-        count = dataclasses.replace(base, events=tuple(game.events(seat, start))).frozen_turns
-        if start == 0 or 2 * count + 4 < tail:
-            return count
-        tail *= 4
+@dataclass(frozen=True, slots=True)
+class FrozenCount:
+    """``View.frozen_turns`` of the events read so far, ready to read on: the turns in a row,
+    up to the one under way, that held nothing but their end. ``run`` counts the ended turns
+    (each an end-turn action right after its turn's start) that end at the last event read,
+    ``before`` those that end at the one before it: the count goes back two events a turn."""
+
+    seen: int = 0  # events read
+    run: int = 0
+    before: int = 0
+    after_turn: bool = False  # the last event read is a turn's start
+
+    @property
+    def turns(self) -> int:
+        """The count, the turn under way (its start alone) left out."""
+        return self.before if self.after_turn else self.run
+
+    def after(self, events: Iterable[Event]) -> FrozenCount:
+        """The count once ``events`` (those that follow the ones read) are read too."""
+        seen, run, before, after_turn = self.seen, self.run, self.before, self.after_turn
+        for event in events:
+            action = event.action
+            # (The first event an end: a record loaded from a position starts with its action.)
+            ended = action is not None and action.type == "end-turn" and (after_turn or seen == 0)
+            run, before = (before + 1 if ended else 0), run
+            after_turn = event.type == "turn"
+            seen += 1
+        return FrozenCount(seen, run, before, after_turn)
+
+    def at(self, game: Game) -> FrozenCount:
+        """The count of every event of ``game``, reading only those past ``seen`` (all of
+        them when ``game`` holds fewer: it is not the game read so far)."""
+        known = self if self.seen <= game.event_count else FrozenCount()
+        return known.after(game.events(None, known.seen))
 
 
 def replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
@@ -99,12 +128,16 @@ def replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
 @dataclass
 class _Shown:
     """What views keep of one game: the full views of its current version ((seat, version) ->
-    JSON), and its replay by seat (None: a spectator) once it is over."""
+    JSON), its replay by seat (None: a spectator) once it is over, and its ``frozen_turns``."""
 
     views: dict[tuple[int | None, int], asyncio.Future[dict[str, Any]]] = field(
         default_factory=dict
     )
     replays: dict[int | None, asyncio.Future[schemas.ReplayOut]] = field(default_factory=dict)
+    #: ``frozen_turns`` as far as read, and the counts being read in the view worker (by
+    #: the event count they reach).
+    frozen: FrozenCount = field(default_factory=FrozenCount)
+    counting: dict[int, asyncio.Future[FrozenCount]] = field(default_factory=dict)
 
 
 class Views:
@@ -248,6 +281,7 @@ class Views:
                 events_from=0,
                 legal=[],
             )
+        frozen = await self.frozen_turns(live, game)
         view = await self.view_json(live, game, seat, events_from)
         # (The game may have moved on meanwhile: the state is all of the one its view is of.)
         legal: list[dict[str, Any]] = []
@@ -267,8 +301,34 @@ class Views:
             view=view,
             events_from=events_from,
             legal=legal,
-            frozen_turns=frozen_turns(game, seat),
+            frozen_turns=frozen,
         )
+
+    async def frozen_turns(self, live: LiveGame, game: Game) -> int:
+        """``View.frozen_turns`` of ``game`` (``live``'s now or lately; the same for every seat),
+        from the count kept for ``live``: only the events since are read, in the event loop
+        when they are few, else in the view worker (once for simultaneous askers)."""
+        shown = self._of(live)
+        known = shown.frozen
+        if 0 <= game.event_count - known.seen <= EVENTS_BUILT_IN_LOOP:
+            counted = known.at(game)
+        else:
+            loop = asyncio.get_running_loop()
+            counting = shown.counting
+
+            def keep_this_count_only() -> None:
+                for key in [key for key in counting if key != game.event_count]:
+                    counting.pop(key, None)
+
+            counted = await shared_once(
+                counting,
+                game.event_count,
+                lambda: loop.run_in_executor(self.executor, known.at, game),
+                keep_this_count_only,
+            )
+        if counted.seen > shown.frozen.seen or game is live.game:
+            shown.frozen = counted  # (not a copy behind the one read)
+        return counted.turns
 
     async def encode(self, state: schemas.StateOut) -> str:
         """The state as JSON text; in the view worker when its view holds many events."""
