@@ -200,3 +200,16 @@ def test_paired_refuses_runs_that_did_not_deal_the_same_games(tmp_path: Path) ->
     shown = CliRunner().invoke(paired.main, [str(one), str(two)])
     assert shown.exit_code == 0, shown.output
     assert "only in the first 1, only in the second 0" in shown.output
+
+
+def test_the_stalemate_cost_benchmark_compares_the_same_games_with_and_without_the_check() -> None:
+    cost = _load("stalemate_cost")
+    ends, checks, seconds, stalemates, kept = cost.full_checks(2, 120, 0)
+    assert 0 < checks < ends and seconds > 0 and stalemates == 120 - len(kept) > 0
+    game = cost.play(2, 0, kept[0])
+    with cost.patched("_pass", cost._pass_without_the_check):
+        control = cost.play(2, 0, kept[0])
+        stalled = cost.play(2, 0, next(i for i in range(120) if i not in kept))
+    assert control == game and control.actions == game.actions  # the same game, move for move
+    assert stalled.outcome() == (None, "turn-limit")  # without R20b it runs to the turn limit
+    assert cost.Game._pass is not cost._pass_without_the_check  # put back

@@ -94,7 +94,7 @@ def configuration_findings(
         "seat_win_ci95": [s["ci95"] for s in seats],
         "no_winner": no_winner / n if n else None,
         "no_winner_ci95": list(wilson(no_winner, n)),
-        "deadlocked": proportion(endings.count("deadlock"), n),
+        "stalemates": proportion(endings.count("stalemate"), n),
         "at_turn_limit": proportion(endings.count("turn-limit"), n),
         "turns": {**mean(per_game_turns), **quantiles(per_game_turns)},
         "actions": {**mean(games["actions"].to_list()), **quantiles(games["actions"].to_list())},
@@ -215,7 +215,7 @@ def option_findings(
             "turns": found["turns"],
             "minutes": found["minutes"],
             "no_winner": {"rate": found["no_winner"], "ci95": found["no_winner_ci95"]},
-            "deadlocked": found["deadlocked"],
+            "stalemates": found["stalemates"],
             "only_end_share": found["only_end_share"],
         })  # fmt: skip
     return rows

@@ -75,20 +75,10 @@ class _Watch:
     turns: dict[int, dict[str, Any]] = field(default_factory=dict)  # by turn
     held: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, card) -> plays
     plays: list[tuple[int, str, int, int]] = field(default_factory=list)  # seat, card, turn, n
-    deadlocked: bool = False
 
     def play(self, game: Game, bots: Sequence[Bot]) -> None:
-        """Play to the end, the turn limit or a deadlock (R7b, R21: then every turn can only
-        end), noting each decision."""
-        checked = -1
+        """Play to the end (a win, a stalemate or the turn limit), noting each decision."""
         while not game.is_over:
-            if game.turn != checked:
-                checked = game.turn
-                if game.is_deadlocked():
-                    self.deadlocked = True
-                    hand = len(game.view(game.active).hand or ())
-                    self.turns[game.turn] = _turn_row(game.turn, game.active, True, hand)
-                    return
             self._decide(game, bots[game.active])
 
     def _decide(self, game: Game, bot: Bot) -> None:
@@ -142,8 +132,7 @@ class _Watch:
 
 
 def observe_game(task: GameTask) -> ObservedGame:
-    """Play the game of ``task`` (to its end, its turn limit, or a deadlock: R7b, R21) and
-    observe it.
+    """Play the game of ``task`` to its end (R20, R20b or its turn limit) and observe it.
 
     A special card's *value* is the change of its player's :func:`margin` from just before
     it is played to its first action after an opponent's turn (or the end of the game): the
@@ -186,7 +175,7 @@ def observe_game(task: GameTask) -> ObservedGame:
         "levels": ",".join(parse_bot_spec(task.specs[e])[0] for e in task.seats),
         "winner": winner,  # the winning seat = its position in the turn order
         "winner_entry": None if winner is None else task.seats[winner],
-        "ending": "deadlock" if watch.deadlocked or outcome is None else outcome.reason,
+        "ending": None if outcome is None else outcome.reason.value,
         "turns": game.turn,
         "actions": len(watch.decisions),
         "card_actions": card_actions,

@@ -29,7 +29,7 @@ def format_table(result: TournamentResult) -> str:
     lines.append("")
     options = f"; rule options {format_options(result.options)}" if result.options else ""
     why = (
-        f" ({result.deadlocked} deadlocked, R7b; {result.at_turn_limit} at the turn limit of "
+        f" ({result.stalemates} in a stalemate, R20b; {result.at_turn_limit} at the turn limit of "
         f"{result.turn_limit})"
         if result.no_winner
         else f" (turn limit {result.turn_limit})"

@@ -199,11 +199,11 @@ def sections(data: dict[str, Any]) -> list[Section]:
     )
     out.append(
         Section(
-            "Turns with nothing to do, and deadlocks",
+            "Turns with nothing to do, and stalemates",
             "Only the end: the share of turns with an action phase in which ending the turn "
             "was the only legal action (R21). Milkshake turns (R7a) are turns in which nothing "
-            "at all can be done. A deadlock (R7b): no hand can draw and nobody can do "
-            "anything, so the game stops without a winner.",
+            "at all can be done. A stalemate (R20b): no hand can draw and nobody can do "
+            "anything but end the turn, so the game ends without a winner.",
             [
                 Table(
                     [
@@ -211,7 +211,7 @@ def sections(data: dict[str, Any]) -> list[Section]:
                         "games",
                         "only the end",
                         "milkshake turns",
-                        "deadlocked",
+                        "stalemate",
                         "turn limit",
                     ],
                     [
@@ -220,7 +220,7 @@ def sections(data: dict[str, Any]) -> list[Section]:
                             str(f["games"]),
                             percent(f["only_end_share"]),
                             percent(f["milkshake_share"]),
-                            percent(f["deadlocked"]),
+                            percent(f["stalemates"]),
                             percent(f["at_turn_limit"]),
                         ]
                         for f in found

@@ -19,11 +19,12 @@ from . import tournament
 from .tournament import ENDINGS, GameResult, TournamentResult, rule_options, seatings
 
 #: Bumped when what a game's result means or how it is written changes.
-RESULTS_FORMAT = 4
+RESULTS_FORMAT = 5
 #: What each format changed (said when a file of an older one is refused).
 FORMAT_CHANGES = {
     3: "seat orders rotate over entries in blocks, bot seeds are one-way hashes",
     4: "a deadlocked game ends at once and each game says why it ended",
+    5: "the rules end a stalemate when its turn ends (R20b), the game's ending says stalemate",
 }
 
 
@@ -262,7 +263,7 @@ def _game_result(raw: Any, position: int, players: int) -> GameResult:
     won = winner is not None
     ending = field("ending", lambda v: v in ENDINGS and (v == "win") == won,
                    '"win" (the game has a winner)' if won else
-                   '"deadlock" or "turn-limit" (the game has no winner)')  # fmt: skip
+                   '"stalemate" or "turn-limit" (the game has no winner)')  # fmt: skip
     turns = field("turns", _is_count, "a count")
     actions = field("actions", _is_count, "a count")
     think = field("think", per_entry(_is_seconds), f"{players} numbers of seconds, one per entry")

@@ -371,7 +371,7 @@ def standard_study(
     """The configurations that answer the usual questions, ``games`` games each:
 
     - ``seat``: 2, 3 and 4 players of ``random`` and of ``medium`` (the first player's
-      advantage, game length, idle turns, deadlocks, the cards);
+      advantage, game length, idle turns, stalemates, the cards);
     - ``skill``: two players, every pair of different ``levels``;
     - ``option``: two ``random`` players, and two ``medium``, with each R23 option at each
       value but its default (``win_floors=4`` is the short game), beside the same line-up with

@@ -6,12 +6,10 @@ entries in blocks of ``players`` games, each block the cyclic rotations of one o
 each block seats every entry once in every seat (:func:`seatings`). After any number of games
 the entries have been first player equally often, give or take one game, and exactly equally
 often after a whole number of blocks; every order of the entries comes once per ``players!``
-games. A game without a winner ends in one of two ways, each counted: a *deadlock*, in which
-no hand can draw (each holds 8 cards, R7b, or both piles are empty, R9) and nobody can do
-anything but end the turn (R21), which no rule can ever change, so the game stops at the start
-of the first turn that finds it (:meth:`~gotown.engine.Game.is_deadlocked`) rather than play
-on empty turns; or the
-``turn_limit`` (R23), for a game that could still change but went on too long.
+games. A game without a winner ends in one of two ways, each counted: a *stalemate* (R20b), in
+which no hand can draw (each holds 8 cards, R7b, or both piles are empty, R9) and nobody can do
+anything but end the turn (R21), which the engine ends when the turn that reached it ends; or
+the ``turn_limit`` (R23), for a game that could still change but went on too long.
 
 An entry is a bot spec (:func:`gotown.bots.parse_bot_spec`): a level, or a level with
 parameters (``hard:iterations=2000``); its name is the spec (``#2`` for a repeat). ``options``
@@ -54,8 +52,9 @@ from gotown.engine import Game, Options
 from .runner import run_tasks
 
 DEFAULT_TURN_LIMIT = 300
-#: Why a game ended: a winner (R20), a deadlock (R7b, R21), or the turn limit (R23).
-ENDINGS = ("win", "deadlock", "turn-limit")
+#: Why a game ended (the engine's Termination): a winner (R20), a stalemate (R20b), or the turn
+#: limit (R23).
+ENDINGS = ("win", "stalemate", "turn-limit")
 #: The R23 options that the tournament sets itself, and why (:func:`rule_options`).
 TOURNAMENT_OPTIONS = {
     "first_player": "seat 0 starts every game, and the seats rotate over the bots",
@@ -69,7 +68,7 @@ RATING_PASSES = 16
 class GameResult:
     index: int
     seats: tuple[int, ...]  # seats[s] = the entry playing seat s
-    winner: int | None  # the winning entry, None after a deadlock or the turn limit
+    winner: int | None  # the winning entry, None after a stalemate or the turn limit
     ending: str  # one of ENDINGS
     turns: int
     actions: int
@@ -103,7 +102,7 @@ class TournamentResult:
     players: int
     games: int
     no_winner: int
-    deadlocked: int  # games without a winner that ended in a deadlock (R7b)
+    stalemates: int  # games without a winner that ended in a stalemate (R20b)
     at_turn_limit: int  # games without a winner that reached the turn limit (R23)
     mean_turns: float
     mean_actions: float
@@ -208,11 +207,7 @@ def play_game(
     turn_limit: int,
     options: Mapping[str, Any] | None = None,
 ) -> GameResult:
-    """Play one game; ``seats[s]`` is the entry (index into ``specs``) at seat s.
-
-    The game stops at the start of the first turn in which it is deadlocked (nothing can ever
-    change it again, R7b and R21): its ``turns`` and ``actions`` are those played until then.
-    """
+    """Play one game to its end; ``seats[s]`` is the entry (index into ``specs``) at seat s."""
     players = len(seats)
     game = deal(players, seed, index, turn_limit, options or {})
     bots = [bot_from_spec(specs[seats[s]], bot_seed(seed, index, s)) for s in range(players)]
@@ -220,12 +215,7 @@ def play_game(
     decisions = [0] * len(specs)
     times: list[list[float]] = [[] for _ in specs]
     clock = time.perf_counter
-    checked = -1  # the last turn checked for a deadlock
     while not game.is_over:
-        if game.turn != checked:
-            checked = game.turn
-            if game.is_deadlocked():  # cheap while some hand can still draw
-                break
         seat = game.active
         view = game.view(seat)
         legal = game.legal_actions()
@@ -236,13 +226,14 @@ def play_game(
         times[seats[seat]].append(spent)
         decisions[seats[seat]] += 1
         game.apply(action)
-    outcome = game.outcome()  # None: stopped at a deadlock
-    winner = None if outcome is None or outcome.winner is None else seats[outcome.winner]
+    outcome = game.outcome()
+    assert outcome is not None
+    winner = None if outcome.winner is None else seats[outcome.winner]
     return GameResult(
         index=index,
         seats=tuple(seats),
         winner=winner,
-        ending="deadlock" if outcome is None else outcome.reason.value,
+        ending=outcome.reason.value,
         turns=game.turn,
         actions=game.version,
         think=tuple(think),
@@ -353,7 +344,7 @@ def summarise(
         players=len(specs),
         games=count,
         no_winner=sum(r.winner is None for r in results),
-        deadlocked=sum(r.ending == "deadlock" for r in results),
+        stalemates=sum(r.ending == "stalemate" for r in results),
         at_turn_limit=sum(r.ending == "turn-limit" for r in results),
         mean_turns=sum(r.turns for r in results) / count if count else 0.0,
         mean_actions=sum(r.actions for r in results) / count if count else 0.0,

@@ -25,10 +25,10 @@ from .options import FiniteFloatRange, parse_rule_options
               help="Processes (default: every core).")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--turn-limit", type=click.IntRange(1), default=300, show_default=True,
-              help="Turns after which a game ends with no winner (R23). A deadlocked game "
-                   "(no hand can draw, R7b or R9, and nobody can do anything but end the "
-                   "turn, R21) ends at once, also without a winner; the summary counts the "
-                   "two apart.")  # fmt: skip
+              help="Turns after which a game ends with no winner (R23). A stalemate (no "
+                   "hand can draw, R7b or R9, and nobody can do anything but end the turn, "
+                   "R21) ends the game when its turn ends, also without a winner (R20b); the "
+                   "summary counts the two apart.")  # fmt: skip
 @click.option("--option", "rule_option_texts", metavar="NAME=VALUE", multiple=True,
               help="An R23 rule option for every game, VALUE read as JSON when it parses: "
                    "win_floors=4, dog_placement=any, milkshake_blocks_refill=false. "

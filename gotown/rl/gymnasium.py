@@ -12,7 +12,8 @@
 The observation is :func:`gotown.rl.encode_view` of the learner's seat; the legal actions are
 ``info["action_mask"]`` and ``env.unwrapped.action_masks()`` (sb3-contrib's MaskablePPO asks
 the latter). The reward is +1 for a win, -1 for a loss, 0 otherwise; a turn limit (R23)
-truncates. The learner's seat is random each episode unless ``seat`` names it.
+truncates, a stalemate (R20b) terminates. The learner's seat is random each episode unless
+``seat`` names it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gotown.bots import Bot, RandomBot, bot_from_spec, hashed_seed
-from gotown.engine import Action, Game, GoTownError, InvalidActionError, Options
+from gotown.engine import Action, Game, GoTownError, InvalidActionError, Options, Termination
 
 from .action_space import action_to_engine, space_of
 from .encoding import (
@@ -162,7 +163,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         observation, info = observe(game, self.seat), self._info()
         if outcome is None:
             return observation, 0.0, False, False, info
-        if outcome.winner is None:  # a turn limit (R23): truncated, no winner
+        if outcome.reason == Termination.TURN_LIMIT:  # (R23): truncated, no winner
             return observation, 0.0, False, True, info
         return observation, returns(game)[self.seat], True, False, info
 

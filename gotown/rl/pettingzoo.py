@@ -15,7 +15,8 @@ Each observation is a Dict of ``observation`` (:func:`gotown.rl.encode_view`, re
 agent's seat) and ``action_mask`` (int8, 1 for each legal action; all zero for an agent whose
 turn it is not). Rewards come at the end only: +1 for the winner, -1 for the others; a game
 ended by its turn limit gives 0 to all and is a *truncation* (cut, not decided), a win a
-*termination*. An illegal or out-of-range action raises the engine's error naming the rule and
+*termination*, and so is a stalemate (R20b: the rules end it, a draw, 0 to all). An illegal or
+out-of-range action raises the engine's error naming the rule and
 leaves the game as it was (no silent penalty).
 """
 
@@ -28,7 +29,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gotown.engine import Game, InvalidActionError, Options
+from gotown.engine import Game, InvalidActionError, Options, Termination
 
 from .action_space import action_mask, space_of
 from .encoding import (
@@ -128,7 +129,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name fo
         play_index(game, action)
         if game.is_over:
             outcome = game.outcome()
-            decided = outcome is not None and outcome.winner is not None
+            decided = outcome is not None and outcome.reason != Termination.TURN_LIMIT
             for agent_name, result in zip(self.agents, returns(game), strict=True):
                 self.rewards[agent_name] = result
                 self.terminations[agent_name] = decided
@@ -157,15 +158,21 @@ def render(game: Game, mode: str | None) -> str | None:
     return text
 
 
+#: The first line of a finished game's text, by how it ended (formatted with the winner).
+_ENDED = {
+    Termination.WIN: "seat {} won",
+    Termination.STALEMATE: "stalemate, no winner (R20b)",
+    Termination.TURN_LIMIT: "turn limit reached",
+}
+
+
 def render_text(game: Game) -> str:
     """The public view as a few lines of text: turn, towers, hand sizes, piles."""
     view = game.public_view()
     lines = [f"turn {view.turn}, seat {view.active} to play"]
     outcome = game.outcome()
     if outcome is not None:
-        lines[0] = f"turn {view.turn}: " + (
-            f"seat {outcome.winner} won" if outcome.winner is not None else "turn limit reached"
-        )
+        lines[0] = f"turn {view.turn}: " + _ENDED[outcome.reason].format(outcome.winner)
     for seat in range(view.players):
         floors = " ".join("+".join(floor) for floor in view.towers[seat]) or "-"
         extra = " milkshake" * view.milkshakes[seat]

@@ -34,8 +34,9 @@ DESCRIPTION = (
     "\n\nEvery game has an end: one created with `turn_limit` null gets the server's "
     f"ceiling ({schemas.MAX_TURN_LIMIT} turns with a person's seat, "
     f"{BOTS_ONLY_TURN_LIMIT} without), and the server ends it when that turn ends, with "
-    "no winner (R23). Requests to `/api/...` and WebSocket connections count against one "
-    "budget per client address (429 `too-many-requests`; a socket over it gets that "
+    "no winner (R23); a turn that ends where nothing can ever change ends it too, a "
+    "stalemate with no winner (R20b, the view's `reason`). Requests to `/api/...` and "
+    "WebSocket connections count against one budget per client address (429 `too-many-requests`; a socket over it gets that "
     "error and the close code 4429)."
 )
 

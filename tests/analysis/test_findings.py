@@ -18,7 +18,7 @@ def _game(index: int, winner: int | None, entry: int | None, turns: int) -> Obse
     """A game of ``LINEUP``: ``turns`` turns, the first of them one in which only the end was
     legal; seat 0 held a jack-hammer and played it once (a floor taken), seat 1 held a dog."""
     base: dict[str, Any] = {"configuration": LINEUP.name, "game": index}
-    ending = "win" if winner is not None else "deadlock"
+    ending = "win" if winner is not None else "stalemate"
     game = {**base, "players": 2, "lineup": "random,medium", "levels": "random,medium",
             "winner": winner, "winner_entry": entry, "ending": ending, "turns": turns,
             "actions": turns, "card_actions": 1, "milkshake_turns": 0, "only_end_turns": 1,
@@ -41,7 +41,7 @@ def test_findings_of_known_games() -> None:
     data = findings([LINEUP], tables)
     (found,) = data["configurations"]
     assert found["seat_win_rates"] == [0.5, 0.25] and found["no_winner"] == 0.25
-    assert found["deadlocked"]["rate"] == 0.25
+    assert found["stalemates"]["rate"] == 0.25
     assert found["turns"]["mean"] == 5.0
     assert found["only_end_share"]["rate"] == pytest.approx(4 / 20)
     (pair,) = data["skill"]["pairs"]

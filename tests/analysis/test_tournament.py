@@ -233,7 +233,7 @@ def test_saved_results_read_back_as_played() -> None:
         ({"options": None}, "the file's options None are not an object of R23 options"),
         ({"fingerprint": "0123456789abcdef"}, "the rules, the bots or the tournament changed"),
         ({"format": 2}, f"results format 2, this version plays format {RESULTS_FORMAT}"),
-        ({"format": 3}, "format 3, this version plays format 4 (a deadlocked game ends at once"),
+        ({"format": 4}, "format 4, this version plays format 5 (the rules end a stalemate"),
         ({"results": [{"index": 0}]}, "malformed"),
         ({"results": None}, "no list of games"),
     ],
@@ -273,7 +273,8 @@ def test_a_file_from_before_the_format_was_written_is_refused_clearly() -> None:
     assert str(error.value) == (
         f"the file is in results format older than 3, this version plays format {RESULTS_FORMAT} "
         "(seat orders rotate over entries in blocks, bot seeds are one-way hashes; a deadlocked "
-        "game ends at once and each game says why it ended): its games cannot be continued; "
+        "game ends at once and each game says why it ended; the rules end a stalemate when its "
+        "turn ends (R20b), the game's ending says stalemate): its games cannot be continued; "
         "start a new --json file"
     )
 
@@ -493,10 +494,10 @@ def test_resume_without_a_saved_file_starts_from_the_first_game(tmp_path: Path) 
     assert json.loads(out.read_text())["games"] == 2
 
 
-# -- how a game without a winner ended: a deadlock (R7b) or the turn limit (R23) -------------
+# -- how a game without a winner ended: a stalemate (R20b) or the turn limit (R23) -----------
 #: Seat 0 holds 7 cards and draws an 8th at its next turn; seat 1 holds 8. No pair makes 9, no
 #: tower to steal from or attack: from turn 3 on nobody draws (R7b) and only ending the turn is
-#: legal (R21), for ever.
+#: legal (R21), for ever: a stalemate when turn 3 ends (R20b).
 GETS_STUCK = {
     "players": 2,
     "active": 0,
@@ -520,17 +521,17 @@ def stuck_deal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("stuck_deal")
-def test_r7b_a_deadlocked_game_ends_at_once_not_at_the_turn_limit() -> None:
+def test_r20b_a_stalemate_ends_when_its_turn_ends_not_at_the_turn_limit() -> None:
     result = tournament_module.play_game(("medium", "hard"), (0, 1), 0, 0, 300)
-    assert (result.winner, result.ending) == (None, "deadlock")
-    # seen at the start of turn 3, after the two turns that could only be ended
-    assert (result.turns, result.actions, sum(result.decisions)) == (3, 2, 2)
+    assert (result.winner, result.ending) == (None, "stalemate")
+    # over when turn 3 ends, after three turns that could only be ended
+    assert (result.turns, result.actions, sum(result.decisions)) == (3, 3, 3)
 
 
 def test_r23_a_game_that_can_still_change_ends_at_the_turn_limit() -> None:
     result = run_tournament(["random", "easy"], games=4, seed=1, workers=1, turn_limit=6)
     assert [(r.winner, r.ending, r.turns) for r in result.results] == [(None, "turn-limit", 6)] * 4
-    assert (result.no_winner, result.deadlocked, result.at_turn_limit) == (4, 0, 4)
+    assert (result.no_winner, result.stalemates, result.at_turn_limit) == (4, 0, 4)
     won = run_tournament(["easy", "random"], games=4, seed=1, workers=1)
     assert all(r.ending == ("win" if r.winner is not None else "turn-limit")
                for r in won.results) and won.no_winner < 4  # fmt: skip
@@ -540,34 +541,34 @@ def test_the_summary_counts_the_games_without_a_winner_by_why() -> None:
     results = [
         GameResult(i, (0, 1) if i % 2 == 0 else (1, 0), winner, ending, 30, 50, (0.0, 0.0), (1, 1))
         for i, (winner, ending) in enumerate(
-            [(0, "win")] + [(None, "deadlock")] * 15 + [(None, "turn-limit")] * 2
+            [(0, "win")] + [(None, "stalemate")] * 15 + [(None, "turn-limit")] * 2
         )
     ]
     summary = summarise(("hard", "medium"), results, 1.0, 1, 0, 300)
-    assert "18 games, 2 players, 17 without a winner (15 deadlocked, R7b; 2 at the turn limit " \
-           "of 300);" in format_table(summary)  # fmt: skip
+    assert "18 games, 2 players, 17 without a winner (15 in a stalemate, R20b; 2 at the turn " \
+           "limit of 300);" in format_table(summary)  # fmt: skip
     data = summary.summary_json()
-    assert (data["no_winner"], data["deadlocked"], data["at_turn_limit"]) == (17, 15, 2)
+    assert (data["no_winner"], data["stalemates"], data["at_turn_limit"]) == (17, 15, 2)
 
 
 @pytest.mark.usefixtures("stuck_deal")
-def test_a_deadlocked_game_reads_back_from_the_results_file() -> None:
+def test_a_stalemate_reads_back_from_the_results_file() -> None:
     result = run_tournament(["random", "easy"], games=2, seed=1, workers=1)
-    assert [r.ending for r in result.results] == ["deadlock", "deadlock"]
-    assert result.deadlocked == 2 and result.mean_turns == 3
+    assert [r.ending for r in result.results] == ["stalemate", "stalemate"]
+    assert result.stalemates == 2 and result.mean_turns == 3
     data = json.loads(results_json(["random", "easy"], 1, 300, result.results, result))
-    assert data["format"] == RESULTS_FORMAT == 4
-    assert (data["deadlocked"], data["at_turn_limit"]) == (2, 0)
-    assert [r["ending"] for r in data["results"]] == ["deadlock", "deadlock"]
+    assert data["format"] == RESULTS_FORMAT == 5
+    assert (data["stalemates"], data["at_turn_limit"]) == (2, 0)
+    assert [r["ending"] for r in data["results"]] == ["stalemate", "stalemate"]
     loaded, _ = load_results(data, ["random", "easy"], 1, 300)
-    assert [(r.ending, r.turns, r.actions) for r in loaded] == [("deadlock", 3, 2)] * 2
+    assert [(r.ending, r.turns, r.actions) for r in loaded] == [("stalemate", 3, 3)] * 2
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"ending": "draw"}, "game 1 is malformed: ending 'draw' is not \"deadlock\" or"),
-        ({"ending": "win"}, "game 1 is malformed: ending 'win' is not \"deadlock\" or"),
+        ({"ending": "draw"}, "game 1 is malformed: ending 'draw' is not \"stalemate\" or"),
+        ({"ending": "win"}, "game 1 is malformed: ending 'win' is not \"stalemate\" or"),
         ({"winner": 0}, "game 1 is malformed: ending 'turn-limit' is not \"win\""),
         ({"ending": None}, "game 1 is malformed: ending None"),
     ],

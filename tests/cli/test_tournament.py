@@ -230,7 +230,7 @@ def test_bots_with_parameters_play_under_their_specs(tmp_path: Path) -> None:
     assert [e["level"] for e in data["entries"]] == ["hard", "hard", "easy"]
 
 
-def test_deadlocked_games_are_counted_apart_in_the_summary(
+def test_stalemates_are_counted_apart_in_the_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from gotown.engine import Game
@@ -250,11 +250,11 @@ def test_deadlocked_games_are_counted_apart_in_the_summary(
     out = tmp_path / "t.json"
     result = _run("random", "easy", "--games", "4", "--turn-limit", "6", "--json", str(out))
     assert result.exit_code == 0, result.output
-    assert "2 deadlocked, R7b; 2 at the turn limit of 6" in " ".join(result.output.split())
+    assert "2 in a stalemate, R20b; 2 at the turn limit of 6" in " ".join(result.output.split())
     data = json.loads(out.read_text())
-    assert (data["no_winner"], data["deadlocked"], data["at_turn_limit"]) == (4, 2, 2)
-    assert [r["ending"] for r in data["results"]] == ["deadlock", "turn-limit"] * 2
-    assert data["format"] == 4
+    assert (data["no_winner"], data["stalemates"], data["at_turn_limit"]) == (4, 2, 2)
+    assert [r["ending"] for r in data["results"]] == ["stalemate", "turn-limit"] * 2
+    assert data["format"] == 5
 
 
 def test_the_help_tells_the_bot_parameters_and_rule_options() -> None:
@@ -262,7 +262,7 @@ def test_the_help_tells_the_bot_parameters_and_rule_options() -> None:
     text = " ".join(result.output.split())
     for words in ("LEVEL:NAME=VALUE[,NAME=VALUE...]", "iterations", "rollout_turns", "noise",
                   "depend on the machine's speed", "--option NAME=VALUE", "win_floors=4",
-                  "Deadlocked", "R7b"):  # fmt: skip
+                  "stalemate", "R20b"):  # fmt: skip
         assert words.lower() in text.lower(), words
 
 

@@ -11,8 +11,8 @@ from gymnasium.utils.env_checker import check_env
 
 import gotown.rl  # noqa: F401  (registers GoTown-v0)
 from gotown.bots import RandomBot, bot_from_spec, hashed_seed
-from gotown.engine import Game, IllegalActionError, InvalidActionError, InvalidOptionsError
-from gotown.rl import action_to_engine
+from gotown.engine import Action, Game, IllegalActionError, InvalidActionError, InvalidOptionsError
+from gotown.rl import action_to_engine, engine_to_action
 from gotown.rl.gymnasium import GoTownEnv, ViewlessRandom
 
 from .helpers import random_positions, with_hidden_cards_changed
@@ -55,11 +55,25 @@ def test_episodes_end_with_the_learners_result() -> None:
     for seed in range(12):
         reward, terminated, truncated, _ = _play(env, seed)
         outcome = env.game.outcome()
-        assert outcome is not None and terminated == (outcome.winner is not None)
+        assert outcome is not None and truncated == (outcome.reason == "turn-limit")
         expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner == env.seat else -1.0)
-        assert reward == expected and truncated == (outcome.winner is None)
+        assert reward == expected and terminated == (not truncated)
         results.append(reward)
     assert 1.0 in results and -1.0 in results  # random play against random: both happen
+
+
+def test_r20b_a_stalemate_terminates_with_no_reward() -> None:
+    # Two hands of 8 that can do nothing: the learner's end of turn is a stalemate.
+    env = GoTownEnv(players=2, opponents=["random"], seat=0)
+    env.reset(seed=0)
+    env.game = Game.from_position({
+        "players": 2, "active": 0, "towers": [[], []], "draw": ["8"],
+        "hands": [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 3 + ["bone"]],
+    })  # fmt: skip
+    end = engine_to_action(Action.end_turn(), 2, None, seat=0)
+    _, reward, terminated, truncated, _ = env.step(end)
+    assert env.game.outcome() == (None, "stalemate")
+    assert (reward, terminated, truncated) == (0.0, True, False)
 
 
 def test_the_same_seed_plays_the_same_episode_and_the_seat_varies() -> None:

@@ -17,7 +17,7 @@ from gotown.engine import (
     Outcome,
 )
 from gotown.rl import engine_to_action
-from gotown.rl.pettingzoo import env, raw_env
+from gotown.rl.pettingzoo import env, raw_env, render_text
 
 from .helpers import random_positions, with_hidden_cards_changed
 
@@ -103,6 +103,25 @@ def test_the_turn_limit_truncates_rather_than_terminates() -> None:
     assert game.outcome() == Outcome(None, "turn-limit")
     assert all(table.truncations.values()) and not any(table.terminations.values())
     assert table.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+#: Two hands of 8 that can do nothing: the first end of turn is a stalemate (R20b).
+STUCK = {
+    "players": 2, "active": 0, "towers": [[], []], "draw": ["8"],
+    "hands": [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 3 + ["bone"]],
+}  # fmt: skip
+
+
+def test_r20b_a_stalemate_terminates_every_agent_with_no_reward() -> None:
+    table = raw_env(players=2)
+    table.reset(seed=0)
+    table.game = Game.from_position(STUCK)
+    table.agent_selection = "player_0"
+    table.step(engine_to_action(Action.end_turn(), 2, None, seat=0))
+    assert table.game.outcome() == Outcome(None, "stalemate")
+    assert all(table.terminations.values()) and not any(table.truncations.values())
+    assert table.rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert table.render_mode is None and "stalemate" in render_text(table.game).splitlines()[0]
 
 
 def test_the_winning_build_terminates_every_agent() -> None:

@@ -11,7 +11,7 @@ once with 4 (``RuleBot.HOLDING_PLAYERS``). For each player count given, two meas
   1/players; the two lines play the same deals. The line whose rule is ``medium``'s own at
   that player count (``hold`` with 3, ``no-hold`` with 4) is the self-play control;
 - **the table's game**: every seat plays the line's rule: game length (mean and median turns)
-  and the games that reach the turn limit (300) or deadlock (R7b), which people at a table
+  and the games that reach the turn limit (300) or a stalemate (R20b), which people at a table
   with these bots would sit through.
 
 Rules: ``hold`` (``medium``'s holding at every player count) and ``no-hold`` (``medium``
@@ -69,7 +69,7 @@ def _bot(rule: str, seed: int) -> Bot:
 
 
 def play(task: tuple[str, str, int, int, int]) -> tuple[bool, int, str]:
-    """One game: (the line's seat won, turns, how it ended: win / deadlock / turn-limit)."""
+    """One game: (the line's seat won, turns, how it ended: win / stalemate / turn-limit)."""
     kind, rule, players, index, seed = task
     game_seed = seed * 1_000_003 + index
     game = Game.new(
@@ -81,8 +81,6 @@ def play(task: tuple[str, str, int, int, int]) -> tuple[bool, int, str]:
     rules = [rule if kind == "table" or s == mine else "medium" for s in range(players)]
     bots = [_bot(rules[s], game_seed * 8 + s) for s in range(players)]
     while not game.is_over:
-        if game.is_deadlocked():
-            return False, game.turn, "deadlock"
         seat = game.active
         game.apply(bots[seat].choose(game.view(seat), game.legal_actions()))
     outcome = game.outcome()
@@ -122,7 +120,7 @@ def main(players_list: tuple[int, ...], games: int, seed: int, workers: int) -> 
     for column in ("players", "rule", "games", "wins", "win rate", "95% CI", "par"):
         edge.add_column(column)
     table = RichTable(title="the table's game: every seat plays the rule")
-    for column in ("players", "rule", "games", "mean turns", "median", "turn limit", "deadlock"):
+    for column in ("players", "rule", "games", "mean turns", "median", "turn limit", "stalemate"):
         table.add_column(column)
     for p in players_list:
         for rule in RULES:
@@ -137,7 +135,7 @@ def main(players_list: tuple[int, ...], games: int, seed: int, workers: int) -> 
             endings = [e for _, _, e in games_]
             table.add_row(str(p), rule, str(len(games_)), f"{statistics.mean(turns):.1f}",
                           f"{statistics.median(turns):g}", str(endings.count("turn-limit")),
-                          str(endings.count("deadlock")))  # fmt: skip
+                          str(endings.count("stalemate")))  # fmt: skip
     console.print(edge)
     console.print(table)
 
