@@ -36,8 +36,8 @@ DESCRIPTION = (
     f"{BOTS_ONLY_TURN_LIMIT} without), and the server ends it when that turn ends, with "
     "no winner (R23); a turn that ends where nothing can ever change ends it too, a "
     "stalemate with no winner (R20b, the view's `reason`). Requests to `/api/...` and "
-    "WebSocket connections count against one budget per client address (429 `too-many-requests`; a socket over it gets that "
-    "error and the close code 4429)."
+    "WebSocket connections count against one budget per client address (429 "
+    "`too-many-requests`; a socket over it gets that error and the close code 4429)."
 )
 
 
