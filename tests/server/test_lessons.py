@@ -4,6 +4,7 @@ record, any other move changes nothing, and the routes answer and refuse as docu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,23 @@ STEPS = [(lesson, n) for lesson in lessons.LESSONS for n in range(len(lesson.ste
 STEP_IDS = [f"{lesson.id}-{n}" for lesson, n in STEPS]
 
 
-def test_the_guided_game_teaches_every_move_the_issue_names() -> None:
+def test_the_guided_game_teaches_every_card_and_the_draw_rules() -> None:
     taught = [step.move.type for lesson in lessons.LESSONS for step in lesson.steps]
     for move in ("build", "steal", "dog", "bone", "jackhammer", "thief", "milkshake"):
         assert move in taught
+    for move in ("wrecking-ball", "super-thief", "donut-truck"):  # R15, R17, R19
+        assert move in taught
     joker = lessons.BY_ID["joker"].steps[0].move
     assert joker.type == "build" and "?" in joker.cards
+    order = [lesson.id for lesson in lessons.LESSONS]
+    # The draw rules (R7b, R8, R9) right after the first floor; the cards the game holds one
+    # of (R2) after the common ones; the two ends of a game last: no winner (R20b), the win.
+    assert order[:4] == ["build", "draw", "eight", "reshuffle"]
+    assert order.index("wreckingball") > order.index("jackhammer")
+    assert order.index("superthief") > order.index("thief")
+    assert order[-2:] == ["stalemate", "joker"]
+    # The super-thief takes from every opponent: shown with two of them (R17).
+    assert lessons.BY_ID["superthief"].start().players == 3
 
 
 @pytest.mark.parametrize("lesson", lessons.LESSONS, ids=lambda lesson: lesson.id)
@@ -53,9 +65,9 @@ def test_every_step_asks_a_legal_move_that_shows_what_its_sentence_says(
         assert after.active == lessons.OTHER and after.is_legal(reply)
         after.apply(reply)
     assert step.shows(before, after)
-    # Only the last step of the last lesson ends the game (R20: the fifth floor); every other
-    # step leaves the player's turn for the next one.
-    last = lesson is lessons.LESSONS[-1] and n == len(lesson.steps) - 1
+    # Only the last steps of the stalemate lesson (R20b: no winner) and of the last lesson
+    # (R20: the fifth floor) end the game; every other leaves the player's turn to the next.
+    last = n == len(lesson.steps) - 1 and lesson.id in ("stalemate", lessons.LESSONS[-1].id)
     assert after.is_over is last
     assert last or after.active == lessons.PLAYER
 
@@ -91,15 +103,16 @@ def test_any_other_move_is_refused_and_changes_nothing(lesson: lessons.Lesson, n
     start = lesson.game_at(n)
     expected = start.normalize(lesson.steps[n].move)
     others = [a for a in start.legal_actions() if a != expected]
-    assert others  # (ending the turn at least, or another move)
+    # (Ending the turn at least, or another move; a hand of nothing playable only ends it.)
+    assert others or expected.type == "end-turn"
     for action in others:
         answer = lessons.try_move(lesson, n, action.to_json())
         assert not answer.correct and answer.rule is None
         assert answer.game == start and answer.game.version == start.version
-    illegal = Action.wrecking_ball(lessons.OTHER)  # (no lesson deals the wrecking ball)
+    illegal = Action.build("?", "?")  # (never a floor)
     answer = lessons.try_move(lesson, n, illegal.to_json())
     assert not answer.correct and answer.game == start
-    assert answer.rule == start.why_illegal(illegal)[0] == "R15"
+    assert answer.rule == start.why_illegal(illegal)[0] == "R5"
     right = lessons.try_move(lesson, n, lesson.steps[n].move.to_json())
     assert right.correct and right.game == lesson.game_at(n + 1)
 
@@ -112,6 +125,77 @@ def test_the_steps_follow_one_another_through_every_lesson() -> None:
         at = lessons.next_step(*at)
     assert seen == [(lesson.id, n) for lesson, n in STEPS]
     assert len(seen) <= len(lessons.LESSONS) * (MAX_STEP + 1)
+
+
+def _variant(lesson_id: str, **changes: Any) -> lessons.Lesson:
+    """The lesson from a changed position (``None`` drops a field), to see that a step's check
+    tells its rule from a turn that merely goes by."""
+    lesson = lessons.BY_ID[lesson_id]
+    position = {**lesson.position, **changes}
+    return dataclasses.replace(
+        lesson, position={k: v for k, v in position.items() if v is not None}
+    )
+
+
+def _shows(lesson: lessons.Lesson, n: int) -> bool:
+    before = lesson.game_at(n)
+    after = before.copy()
+    lesson.steps[n].make(after)
+    return lesson.steps[n].shows(before, after)
+
+
+def test_r8_r7b_the_turn_ends_with_a_refill_to_three_and_the_next_begins_with_a_draw() -> None:
+    game = lessons.BY_ID["draw"].game_at(2)
+    draws = [e.to_json() for e in game.events(lessons.PLAYER)]
+    mine = [e["type"] for e in draws if e.get("seat") == lessons.PLAYER and e["type"] != "action"]
+    assert mine == ["draw", "draw", "turn", "draw"]  # 1 card + 2 (R8); its next turn +1 (R7b)
+    assert game.hand_sizes[lessons.PLAYER] == 4
+
+
+def test_r7b_the_eight_card_lesson_shows_what_seven_cards_would_not() -> None:
+    lesson = lessons.BY_ID["eight"]
+    assert lesson.start().hand_sizes[lessons.PLAYER] == 8 and _shows(lesson, 0)
+    hands = lesson.position["hands"]
+    seven = _variant("eight", hands=[hands[0][1:], hands[1]])  # (its 1 in the draw pile)
+    assert seven.start().hand_sizes[lessons.PLAYER] == 7 and not _shows(seven, 0)
+
+
+def test_r9_the_reshuffle_lesson_draws_from_the_discard_pile_only_when_the_pile_is_empty() -> None:
+    lesson = lessons.BY_ID["reshuffle"]
+    start = lesson.start()
+    assert not start.draw and len(start.discard) == 42
+    assert _shows(lesson, 1)
+    shuffled = [e.to_json() for e in lesson.game_at(2).events(lessons.PLAYER)]
+    assert {"type": "reshuffle", "count": 42} in shuffled
+    with_a_pile = _variant("reshuffle", draw=None, discard=None)  # (the rest in the draw pile)
+    assert with_a_pile.start().draw and not _shows(with_a_pile, 1)
+
+
+def test_r15_the_wrecking_ball_knocks_down_the_floor_the_jackhammer_cannot() -> None:
+    start = lessons.BY_ID["wreckingball"].start()
+    assert start.towers[lessons.OTHER][-1][2] == 1  # (guarded by a dog)
+    assert start.why_illegal(Action.jackhammer(lessons.OTHER))[0] == "R14"
+    after = lessons.BY_ID["wreckingball"].game_at(1)
+    assert after.towers[lessons.OTHER] == start.towers[lessons.OTHER][:-1]
+    discard = after.view(lessons.PLAYER).to_json()["discard"]
+    assert sorted(discard) == ["4", "5", "dog", "wrecking-ball"]  # the floor and its dog
+
+
+def test_r20b_the_stalemate_lesson_needs_every_hand_at_eight_and_nothing_playable() -> None:
+    lesson = lessons.BY_ID["stalemate"]
+    start = lesson.start()
+    assert start.hand_sizes == [8, 8] and start.draw and start.is_stalemate()
+    end = lesson.game_at(1).view(lessons.PLAYER).to_json()
+    assert end["winner"] is None and end["reason"] == "stalemate"
+    hands = lesson.position["hands"]
+    seven = _variant("stalemate", hands=[hands[0], hands[1][1:]])  # the bot would draw (R7b)
+    assert not _shows(seven, 0) and not seven.game_at(1).is_over
+    bone = _variant(  # a bone in hand removes a dog (R13): something can still change
+        "stalemate",
+        hands=[["bone", *hands[0][1:]], hands[1]],
+        discard=["thief", "milkshake", "bone"],
+    )
+    assert not _shows(bone, 0) and not bone.game_at(1).is_over
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "es", "it", "de", "nl", "cs", "pl"])
@@ -263,3 +347,29 @@ def test_the_bots_scripted_reply_is_made_and_shown_as_its_move(client: TestClien
     ]
     drawn = [e for e in view["events"] if e["type"] == "draw" and e["seat"] == 1]
     assert drawn and all(e.get("card") is None for e in drawn)  # R22: its draw stays hidden
+
+
+def test_the_super_thief_lesson_seats_two_bots_and_takes_from_both(client: TestClient) -> None:
+    step = client.get("/api/lessons/superthief/steps/0").json()
+    lobby = step["state"]["lobby"]
+    assert lobby["players"] == 3
+    assert [(s["kind"], s["level"]) for s in lobby["seats"]] == [
+        ("human", None), ("bot", "easy"), ("bot", "easy"),
+    ]  # fmt: skip
+    assert step["state"]["view"]["hand_sizes"] == [3, 2, 2]
+    body = _post(client, "superthief", 0, {"type": "super-thief"}).json()
+    assert body["correct"] is True
+    view = body["after"]["state"]["view"]
+    assert view["hand_sizes"] == [4, 1, 1]  # one card from each (R17)
+    assert sorted(view["hand"]) == ["1", "2", "4", "5"] and view["hands"] is None
+
+
+def test_the_stalemate_lesson_ends_the_game_with_no_winner(client: TestClient) -> None:
+    body = _post(client, "stalemate", 0, {"type": "end-turn"}).json()
+    assert body["correct"] is True
+    after = body["after"]
+    state = after["state"]
+    assert state["status"] == "over" and state["legal"] == []
+    assert state["view"]["winner"] is None and state["view"]["reason"] == "stalemate"  # R20b
+    assert state["view"]["events"][-1] == {"type": "end", "winner": None, "reason": "stalemate"}
+    assert after["next"] == {"lesson": "joker", "step": 0}  # (the guided game goes on)

@@ -95,10 +95,12 @@ def _lesson(lesson_id: str, step: int) -> lessons.Lesson:
 
 def _state(lesson: lessons.Lesson, game: Game) -> schemas.StateOut:
     """Seat 0's state in the shape of a game's (the page draws it with the table's code): the
-    other seat is an easy bot, which plays nothing in a lesson."""
+    other seats are easy bots, which play only what a lesson scripts."""
     seats = [
-        schemas.SeatOut(seat=0, kind="human", level=None, name=None, taken=True, connected=True),
-        schemas.SeatOut(seat=1, kind="bot", level="easy", name=None, taken=True, connected=True),
+        schemas.SeatOut(seat=0, kind="human", level=None, name=None, taken=True, connected=True)
+    ] + [
+        schemas.SeatOut(seat=s, kind="bot", level="easy", name=None, taken=True, connected=True)
+        for s in range(1, game.players)
     ]
     over = game.is_over
     lobby = schemas.LobbyOut(
