@@ -1,6 +1,8 @@
 """Learn to play in a browser: from the home page's one tap through every step of the guided
 first game to the free game against the easy bot, on a phone by touch and on a laptop by
-keyboard (a screenshot of each step); a wrong move is answered gently and changes nothing."""
+keyboard (a screenshot of each step), each lesson's number shown and the draw rules, the rarer
+cards and the stalemate seen on the table; a wrong move is answered gently and changes
+nothing."""
 
 from __future__ import annotations
 
@@ -31,6 +33,35 @@ def _shot(page: Page, name: str) -> None:
     shot(page, name)
 
 
+def _hand(page: Page) -> int:
+    return page.locator("#hand .card").count()
+
+
+def _draw_size(page: Page, words: dict[str, str]) -> int:
+    return int(page.inner_text("#draw-size").removeprefix(words["draw_pile"] + ":").strip())
+
+
+def _check_the_table(page: Page, lesson: str, step: int, words: dict[str, str]) -> None:
+    """What the table shows once a step of the draw rules, the rarer cards or the stalemate is
+    made (the lessons' own tests check the game; this checks that the page shows it)."""
+    if (lesson, step) == ("draw", 1):
+        assert _hand(page) == 4  # 1 card, refilled to 3 (R8), then 1 at the turn's start (R7b)
+    elif (lesson, step) == ("eight", 0):
+        assert _hand(page) == 8  # no card drawn at 8 (R7b)
+    elif (lesson, step) == ("reshuffle", 1):
+        assert _draw_size(page, words) > 0  # the discard pile became the draw pile (R9)
+        assert page.inner_text("#discard summary") == words["discard_pile"] + ": 0"
+    elif lesson == "superthief":
+        assert page.locator("#towers .seatbox").count() == 3  # two opponents (R17)
+    elif (lesson, step) == ("donut", 2):  # refilled, and a whole new turn at once (R19)
+        assert _hand(page) == 4 and page.inner_text("#status") == words["your_turn"]
+        start = lessons.BY_ID["donut"].position["turn"]
+        assert page.inner_text("#turn") == words["turn_n"].format(n=start + 1)
+    elif lesson == "stalemate":
+        assert page.locator("#winner.nowinner").count() == 1  # over, nobody won (R20b)
+        assert page.locator("#lesson-next").count() == 1  # the guided game goes on
+
+
 def _make_the_step(page: Page, touch: bool) -> None:
     """Follow the marks: the step's cards, then its target (or the end of the turn)."""
     for _ in range(4):
@@ -58,13 +89,20 @@ def test_the_guided_first_game_from_the_home_page_to_a_free_game(
     _press(page, "#learn", touch)  # one tap, no form
     page.wait_for_selector("#lesson-say")
     assert page.url.endswith("/learn/build")
+    order = [lesson.id for lesson in lessons.LESSONS]
     for n in range(STEPS):
         step = page.evaluate("gotown.table().step")
         assert page.inner_text("#lesson-say") == words[step["key"]]
+        assert page.inner_text("#lesson-title") == words[f"lesson_{step['lesson']}"]
+        number = words["lesson_step"].format(i=order.index(step["lesson"]) + 1, n=len(order))
+        assert page.inner_text("#lesson-progress") == number
         assert page.locator(".lesson-pick").count() >= 1  # the move is shown
+        if (step["lesson"], step["step"]) == ("reshuffle", 1):
+            assert _draw_size(page, words) == 0
         _shot(page, f"learn-{device}-{n:02d}-{step['lesson']}-{step['step']}")
         _make_the_step(page, touch)
         assert page.inner_text("#lesson-feedback") == words["lesson_right"]
+        _check_the_table(page, step["lesson"], step["step"], words)
         _shot(page, f"learn-{device}-{n:02d}-{step['lesson']}-{step['step']}-made")
         assert page.locator("#hand .card[aria-disabled='false']").count() == 0  # (done: wait)
         if touch:
