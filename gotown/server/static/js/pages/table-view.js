@@ -35,7 +35,8 @@ export function drawGame(app, st, ui) {
   // replaced is not reliably read out. #announce, which stays, says what changed.)
   const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status" },
     v.over ? t("game_over") : mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) }));
-  const lines = eventLines(v.events, st);
+  // (The table page keeps its log as the game goes on: eventlog.js.)
+  const lines = ui.eventLog ? ui.eventLog.linesFor(st) : eventLines(v.events, st);
   const recent = v.over ? [] : recentLines(lines);
   const strip = h("div", { class: "strip", id: "strip" }, status,
     recent.length ? h("ul", { class: "lastmove", id: "last-move" }, ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text))) : null);
@@ -64,7 +65,7 @@ export function drawGame(app, st, ui) {
   board.append(towers);
   if (me !== null) board.append(handPanel(st, ui));
   if (me !== null && !v.over && !ui.replay && !ui.spectator) board.append(ui.chancesPanel(st));
-  const log = logEl(lines, ui);
+  const log = ui.eventLog ? ui.eventLog.element(st, !ui.logKeep || ui.logKeep.atEnd) : logEl(lines, ui);
   if (!ui.replay) ui.announce(lines, status.textContent);
   const options = optionsSummary(v.options, lobby, ui.meta);
   options.open = Boolean(ui.optionsOpen);

@@ -6,6 +6,7 @@ import { GameSocket, api, tokens } from "../api.js";
 import { useText } from "../cards.js";
 import { clearNotices, toast } from "../notices.js";
 import { eventLines, usesOf } from "../words.js";
+import { EventLog } from "../eventlog.js";
 import { drawGame, drawLobby, meter } from "./table-view.js";
 import { listenTargets, markTargets } from "../targets.js";
 import { animate, snapshot, stillMotion } from "../motion.js";
@@ -25,6 +26,7 @@ export class Table {
     this.chances = null; this.chancesAsked = -1; this.chancesBusy = false; this.chancesFailed = false;
     this.chancesRetry = null; this.chancesDelay = 0; this.wasMyTurn = false;
     this.resyncing = false; this.gapped = null; this.heard = null; this.heardStatus = null;
+    this.eventLog = new EventLog();  // the events held and the log drawn from them
     this.optionsOpen = false; this.drawerOpen = window.matchMedia("(min-width: 761px)").matches;
     this.ticker = setInterval(() => this.tickAway(), 1000);
     listenTargets(app, this);
@@ -60,20 +62,25 @@ export class Table {
 
   /* How many of the game's events this page holds (the whole list, from the first). */
   heldEvents() {
-    return this.state && this.state.view ? (this.state.view.events || []).length : 0;
+    return this.eventLog.count;
   }
 
   /* A state may hold only the events from `events_from` on (the socket sends each event once,
-     and an action's answer those after the ones the page holds): joined here to the events
-     held before, so that everything that reads view.events sees every event. Events never
+     and an action's answer those after the ones the page holds): the ones not held yet are
+     appended to the log's (its work, like this update's, is that of the new events only, not
+     of the game so far), and the state's view.events is that list of every event. Events never
      change once made. A state that starts after the events held (a gap) is not shown: the
-     whole state is asked for instead (resync). */
+     whole state is asked for instead (resync); a whole state (from 0) replaces them. */
   update(state) {
     if (this.state && state.version < this.state.version && state.status === this.state.status) return;
-    if (state.view && state.events_from > 0) {
-      const held = this.state && this.state.view ? this.state.view.events || [] : [];
-      if (held.length < state.events_from) { this.resync(state); return; }
-      state = { ...state, events_from: 0, view: { ...state.view, events: held.slice(0, state.events_from).concat(state.view.events) } };
+    const log = this.eventLog, held = log.count;
+    let fresh = [];
+    if (state.view) {
+      const from = state.events_from || 0, events = state.view.events || [];
+      if (from > held) { this.resync(state); return; }
+      if (from === 0) { fresh = events.slice(held); log.reset(events, state); }
+      else { fresh = events.slice(held - from); log.append(fresh, state); }
+      state = { ...state, events_from: 0, view: { ...state.view, events: log.events } };
     }
     const versionChanged = !this.state || state.version !== this.state.version;
     if (this.state && this.state.view) this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
@@ -86,7 +93,8 @@ export class Table {
     // A notice belongs to its turn: a new turn (or the end, or the lobby's end) takes it away.
     const moment = (st) => (st && st.view ? st.view.turn + ":" + st.view.active + ":" + st.view.over : st && st.status);
     if (versionChanged && before && moment(before) !== moment(state)) clearNotices();
-    if (versionChanged && before) this.tellAimed(before, state);
+    const shown = versionChanged && before && before.view && state.view ? fresh : [];
+    this.tellAimed(shown, state);
     document.body.dataset.connection = "ok";
     showOffline(false);
     document.body.dataset.version = String(state.version);
@@ -96,8 +104,7 @@ export class Table {
       loadLang(state.lobby.language).then(() => this.draw());
       return;
     }
-    const fresh = versionChanged && before && before.view && state.view ? state.view.events.slice(before.view.events.length) : [];
-    this.draw(fresh);
+    this.draw(shown);
   }
 
   /* The whole state, for a state that could not be joined to the events held (`gapped`); a
@@ -129,12 +136,11 @@ export class Table {
   }
 
   /* A move aimed at this seat by someone else (a card stolen, a floor knocked down, a
-     milkshake...) is told at once, in a notice that leaves with its turn. */
-  tellAimed(before, state) {
-    if (state.seat === null || !before.view || !state.view) return;
-    const old = before.view.events || [], now = state.view.events || [];
-    if (now.length <= old.length) return;
-    const lines = eventLines(now.slice(old.length), state).filter((l) => l.aimed);
+     milkshake...) among the `fresh` events is told at once, in a notice that leaves with its
+     turn. */
+  tellAimed(fresh, state) {
+    if (state.seat === null || !fresh.length || state.view.over) return;  // (the end says it all)
+    const lines = eventLines(fresh, state).filter((l) => l.aimed);
     if (lines.length) toast(lines.slice(-3).map((l) => l.text).join(" "), true);
   }
 
