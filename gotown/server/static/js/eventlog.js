@@ -39,16 +39,23 @@ export class EventLog {
     this.linesFor(st);
   }
 
-  /* The events that follow those held: the last line's events read again with them. */
+  /* The events that follow those held: the last line's events read again with them (its
+     line kept, and drawn, unless they changed it). */
   append(events, st) {
     if (!events.length) return;
     for (const e of events) this.events.push(e);
     if (this.context !== contextOf(st)) { this.linesFor(st); return; }
     const lines = this.lines;
     const start = lines.length ? lines[lines.length - 1].event : 0;
-    while (lines.length && lines[lines.length - 1].event >= start) lines.pop();
-    this.stale = Math.min(this.stale, lines.length);
-    for (const l of eventLines(this.events.slice(start), st)) lines.push({ ...l, event: l.event + start });
+    let k = lines.length;
+    while (k > 0 && lines[k - 1].event >= start) k--;
+    const old = lines.splice(k);
+    eventLines(this.events.slice(start), st).forEach((l, i) => {
+      if (i < old.length && old[i].text === l.text && old[i].cls === l.cls) { lines.push(old[i]); return; }
+      this.stale = Math.min(this.stale, lines.length);
+      lines.push({ ...l, event: l.event + start });
+    });
+    if (lines.length < k + old.length) this.stale = Math.min(this.stale, lines.length);
   }
 
   /* The lines, in the words of `st` (its language, viewer and names): all made again when
