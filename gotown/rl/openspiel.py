@@ -21,8 +21,9 @@ game with its random generator's state, which a Python game cannot provide.)
 Actions are the indices of :mod:`gotown.rl.encoding` for the acting seat; the observation
 tensor is :func:`gotown.rl.encode_view` (relative to the player), and the information state
 adds the history. Rewards come at the end: +1 for the winner, -1 for the others, 0 for all
-when the turn limit (R23, here always set, since OpenSpiel needs a bound on a game's length)
-ends the game.
+when a stalemate (R20b) or the turn limit (R23, here always set, since OpenSpiel needs a bound
+on a game's length) ends the game. Two players make a zero-sum game, three or four a
+general-sum one (:func:`game_type` says why).
 """
 
 from __future__ import annotations
@@ -69,22 +70,40 @@ _DEFAULTS: dict[str, Any] = {
     "turn_limit": DEFAULT_TURN_LIMIT,
 }
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="GoTown (Python)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_MAX_PLAYERS,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+
+def game_type(players: int | None = None) -> pyspiel.GameType:
+    """The game's type for ``players`` (None: the family, as registered).
+
+    The returns are +1 for the winner and -1 for every other seat, 0 for all when a stalemate
+    (R20b) or the turn limit (R23) ends the game, as in every interface of :mod:`gotown.rl`.
+    With two players they sum to 0 however the game ends: ``ZERO_SUM``, as ``kuhn_poker``,
+    ``leduc_poker`` and ``python_liars_poker`` declare, so the algorithms that need it
+    (exploitability, two-player zero-sum solvers) take the game. With 3 or 4 players they sum
+    to -1 or -2 after a win and to 0 after a stalemate: neither zero- nor constant-sum, so
+    ``GENERAL_SUM``. Paying the winner n - 1 (as liar's poker does) would make every count
+    zero-sum, but a win would then be worth another amount here than in PettingZoo and
+    Gymnasium, and another with each player count. The registered family holds every player
+    count, so it is general-sum.
+    """
+    zero_sum = players == 2
+    return pyspiel.GameType(
+        short_name=SHORT_NAME,
+        long_name="GoTown (Python)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=(
+            pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+        ),
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=_MAX_PLAYERS,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_DEFAULTS,
+    )
 
 
 def options_from_params(params: dict[str, Any]) -> Options:
@@ -126,10 +145,10 @@ class GoTownGame(pyspiel.Game):  # type: ignore[misc]
             num_players=players,
             min_utility=-1.0,
             max_utility=1.0,
-            utility_sum=None,
+            utility_sum=0.0 if players == 2 else None,
             max_game_length=SEED_BYTES + MAX_ACTIONS_PER_TURN * turn_limit,
         )
-        super().__init__(_GAME_TYPE, info, merged)
+        super().__init__(game_type(players), info, merged)
 
     def new_initial_state(self, *args: Any) -> GoTownState:
         """A new game at its first chance node (the seed's first byte)."""
@@ -428,4 +447,4 @@ class GoTownObserver:
 _TYPE_INDEX = {kind: index for index, kind in enumerate(ACTION_TYPES)}
 
 
-pyspiel.register_game(_GAME_TYPE, GoTownGame)
+pyspiel.register_game(game_type(), GoTownGame)

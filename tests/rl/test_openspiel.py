@@ -98,6 +98,26 @@ def test_games_sim_test_checks_clone_pickle_and_serialization() -> None:
     assert sorted(final.returns()) in ([-1.0, -1.0, 1.0], [0.0, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_declared_utility_holds_for_each_player_count(players: int) -> None:
+    # A win pays +1/-1 (R20), a stalemate (R20b) or the turn limit (R23) 0 to all: two seats
+    # always sum to 0 (ZERO_SUM, as kuhn_poker declares); three or four sum to 2 - n after a
+    # win and 0 otherwise, so they are general-sum.
+    game = pyspiel.load_game("python_gotown", {"players": players, "turn_limit": 30})
+    ends = {tuple(_random_states(game, seed, every=1000)[-1].returns()) for seed in range(8)}
+    assert (0.0,) * players in ends and any(1.0 in end for end in ends)  # both kinds of end
+    sums = {sum(end) for end in ends}
+    utility = pyspiel.GameType.Utility
+    if players == 2:
+        assert game.get_type().utility == utility.ZERO_SUM and game.utility_sum() == 0.0
+        assert sums == {0.0}
+    else:
+        assert game.get_type().utility == utility.GENERAL_SUM
+        assert sums == {0.0, 2.0 - players}
+    family = next(t for t in pyspiel.registered_games() if t.short_name == "python_gotown")
+    assert family.utility == utility.GENERAL_SUM  # (it holds every player count)
+
+
 def test_chance_picks_the_seed_that_deals_the_game() -> None:
     game = pyspiel.load_game("python_gotown", {"players": 2})
     state = game.new_initial_state()
