@@ -39,9 +39,8 @@ from .encoding import (
     play_index,
     returns,
 )
-from .pettingzoo import RENDER_MODES, render
+from .pettingzoo import ILLEGAL_CHOICES, RENDER_MODES, render
 
-ILLEGAL_CHOICES = ("lose", "raise")
 #: Deals a reset tries before it gives up on reaching a turn of the learner.
 _DEALS = 100
 

@@ -15,9 +15,14 @@ Each observation is a Dict of ``observation`` (:func:`gotown.rl.encode_view`, re
 agent's seat) and ``action_mask`` (int8, 1 for each legal action; all zero for an agent whose
 turn it is not). Rewards come at the end only: +1 for the winner, -1 for the others; a game
 ended by its turn limit gives 0 to all and is a *truncation* (cut, not decided), a win a
-*termination*, and so is a stalemate (R20b: the rules end it, a draw, 0 to all). An illegal or
-out-of-range action raises the engine's error naming the rule and
-leaves the game as it was (no silent penalty).
+*termination*, and so is a stalemate (R20b: the rules end it, a draw, 0 to all).
+
+An illegal action ends the game as it does in PettingZoo's classic games (``leduc_holdem_v4``,
+``texas_holdem_v4``: their ``TerminateIllegalWrapper``): -1 to the agent that played it, 0 to
+the others, every agent terminated (and truncated, as that wrapper does), the game left as it
+was, and ``infos[agent]["illegal_action"]`` names the rule. ``env(illegal="raise")`` raises
+the engine's error naming the rule instead (so does :class:`raw_env`), the game left as it was.
+``None`` for an agent that is to act, or an index outside the space, always raises.
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gotown.engine import Game, InvalidActionError, Options, Termination
+from gotown.engine import Game, IllegalActionError, InvalidActionError, Options, Termination
 
-from .action_space import action_mask, space_of
+from .action_space import action_mask, action_to_engine, space_of
 from .encoding import (
     DEFAULT_TURN_LIMIT,
     observation_high,
@@ -45,11 +50,43 @@ from .encoding import (
 RENDER_MODES = ("ansi", "human")
 
 
-def env(players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
-    """The environment, wrapped as PettingZoo's classic games are (``step`` before ``reset``
-    is refused). ``options`` are the R23 options by name (``turn_limit`` defaults to
-    :data:`DEFAULT_TURN_LIMIT`; ``turn_limit=None`` plays on without a limit)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(players, render_mode, **options))
+#: What an illegal action does: ``"lose"`` (PettingZoo's convention) or ``"raise"``.
+ILLEGAL_CHOICES = ("lose", "raise")
+
+
+def env(
+    players: int = 2, render_mode: str | None = None, illegal: str = "lose", **options: Any
+) -> AECEnv:
+    """The environment, wrapped as PettingZoo's classic games are (an illegal action loses,
+    ``step`` before ``reset`` is refused). ``illegal="raise"`` raises the engine's error
+    instead of ending the game. ``options`` are the R23 options by name (``turn_limit``
+    defaults to :data:`DEFAULT_TURN_LIMIT`; ``turn_limit=None`` plays on without a limit)."""
+    if illegal not in ILLEGAL_CHOICES:
+        raise ValueError(f"illegal={illegal!r} is not one of {', '.join(ILLEGAL_CHOICES)}")
+    table: AECEnv = raw_env(players, render_mode, **options)
+    if illegal == "lose":
+        table = TerminateIllegal(table)
+    return wrappers.OrderEnforcingWrapper(table)
+
+
+class TerminateIllegal(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper`` with -1 for the offender, as its classic games
+    use it, that also names the broken rule in the offender's info. Bad input (``None`` for an
+    agent that is to act, an index outside the space, a float) raises first, as
+    :class:`raw_env` does: the wrapper would read it as an index of the mask."""
+
+    def __init__(self, table: raw_env) -> None:
+        super().__init__(table, illegal_reward=-1)
+
+    def step(self, action: Any) -> None:
+        table = self.env.unwrapped
+        agent = table.agent_selection
+        reason = None
+        if not (table.terminations[agent] or table.truncations[agent]):
+            reason = table.illegal_reason(action)
+        super().step(action)
+        if reason is not None:
+            table.infos[agent]["illegal_action"] = reason
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name for it)
@@ -137,6 +174,19 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name fo
         else:
             self.agent_selection = self.possible_agents[game.active]
         self._accumulate_rewards()
+
+    def illegal_reason(self, action: Any) -> str | None:
+        """Why the agent to act may not play ``action`` now (the engine's refusal, naming the
+        rule), or None when it may. Bad input raises InvalidActionError."""
+        game = self.game
+        if action is None:
+            raise InvalidActionError(f"{self.agent_selection} is to act: None is no action")
+        if game.is_over:
+            raise InvalidActionError("the game is over: no action is legal (R20, R23)")
+        engine_action = action_to_engine(action, self.players, self.options, seat=game.active)
+        if engine_action in game.legal_actions():
+            return None
+        return str(IllegalActionError(*game.why_illegal(engine_action)))
 
     def render(self) -> str | None:
         """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from gotown.engine import (
     Action,
@@ -152,6 +154,51 @@ def test_an_illegal_action_is_refused_naming_the_rule_and_changes_nothing() -> N
     with pytest.raises(InvalidActionError, match="None is no action"):
         table.step(None)
     assert game.to_position() == before and table.game is game
+
+
+def test_an_illegal_action_loses_as_in_pettingzoos_classic_games() -> None:
+    # leduc_holdem_v4 and texas_holdem_v4 wrap their games in TerminateIllegalWrapper(-1): the
+    # offender gets -1, the others 0, and the game ends for every agent.
+    table = env(players=3)
+    assert isinstance(table.env, TerminateIllegalWrapper)
+    table.reset(seed=4)
+    game = table.unwrapped.game
+    before = game.to_position()
+    offender = table.agent_selection
+    observation, *_ = table.last()
+    table.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+    assert game.to_position() == before
+    assert table.rewards == {agent: (-1.0 if agent == offender else 0.0) for agent in table.agents}
+    assert all(table.terminations.values()) and all(table.truncations.values())
+    assert re.search(r"\(R\d+\)$", table.infos[offender]["illegal_action"])
+    ended = {}
+    for agent in table.agent_iter():  # each agent sees its end once, then the game is over
+        _, reward, termination, truncation, _ = table.last()
+        assert termination and truncation
+        ended[agent] = reward
+        table.step(None)
+    assert ended == {agent: (-1.0 if agent == offender else 0.0) for agent in ended}
+    assert len(ended) == 3 and table.agents == []
+
+
+def test_illegal_raise_keeps_the_engines_error_and_bad_input_always_raises() -> None:
+    strict, lenient = env(players=2, illegal="raise"), env(players=2)
+    for table in (strict, lenient):
+        table.reset(seed=4)
+        game = table.unwrapped.game
+        before = game.to_position()
+        with pytest.raises(InvalidActionError, match="outside the space"):
+            table.step(10_000)
+        with pytest.raises(InvalidActionError, match="outside the space"):
+            table.step(-1)  # (a mask read from the end would call it legal)
+        with pytest.raises(InvalidActionError, match="None is no action"):
+            table.step(None)
+        assert game.to_position() == before and not any(table.terminations.values())
+    mask = strict.last()[0]["action_mask"]
+    with pytest.raises(IllegalActionError, match=r"R\d+"):
+        strict.step(int(np.flatnonzero(mask == 0)[0]))
+    with pytest.raises(ValueError, match="illegal='ignore'"):
+        env(illegal="ignore")
 
 
 def test_bad_players_and_options_are_refused_when_the_environment_is_made() -> None:
