@@ -1,7 +1,8 @@
 """A trained MaskablePPO policy (sb3-contrib) as a bot level: ``ppo:path=FILE``.
 
-:func:`register_ppo_level` adds the level to :mod:`gotown.bots` (the CLI calls it when a spec
-names ``ppo``), after which the tournament seats it like any bot:
+:func:`register_ppo_level` adds the level to :mod:`gotown.bots` (importing :mod:`gotown.rl`
+calls it, and the CLI when a spec names ``ppo``), after which anything that takes a bot spec
+seats it like any bot:
 
     gotown tournament ppo:path=ppo-easy.zip medium --games 200
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,6 +80,40 @@ def test_the_tournament_command_seats_the_policy(trained: tuple[Path, Path, str]
     )
     assert result.exit_code == 0, result.output
     assert f"| {spec} | 2 |" in result.output
+
+
+def test_importing_gotown_rl_seats_a_policy_as_a_gymnasium_opponent(
+    trained: tuple[Path, Path, str],
+) -> None:
+    # In a fresh interpreter: the bots alone know no ppo level and import no torch; importing
+    # gotown.rl adds the level, and GoTown-v0 then seats the policy by its spec.
+    spec = f"ppo:path={trained[0]}"
+    code = f"""
+import sys
+import gymnasium
+from gotown.bots import parse_bot_spec
+try:
+    parse_bot_spec({spec!r})
+except ValueError as error:
+    print(error)
+print("torch" in sys.modules)
+import gotown.rl
+env = gymnasium.make("GoTown-v0", players=2, opponents=[{spec!r}], seat=0)
+observation, info = env.reset(seed=1)
+done = False
+while not done:
+    action = env.action_space.sample(info["action_mask"])
+    observation, reward, terminated, truncated, info = env.step(action)
+    done = terminated or truncated
+print(type(env.unwrapped.bots[1]).__name__, "illegal_action" not in info)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    refused, torch, seated = run.stdout.splitlines()
+    assert refused.endswith(
+        "unknown bot level 'ppo'; the levels are random, easy, medium, hard, expert"
+    )
+    assert (torch, seated) == ("False", "PPOBot True")
 
 
 @pytest.mark.parametrize(
