@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from .notify.endpoints import DEFAULT_PUSH_SERVICES, PushServices
+
 DEFAULT_DATABASE_FILE = "gotown.sqlite3"
+DEFAULT_VAPID_KEY_FILE = "gotown-vapid.pem"
 
 
 def default_database_url() -> str:
@@ -89,6 +92,28 @@ class Settings:
     ``GOTOWN_BOT_POLICIES=NAME=FILE,...``. Only the operator names a file: loading a policy
     runs code (unpickling), so a client only ever picks one of these by name. Seated when the
     ``ppo`` level is registered (``gotown serve`` does it, with the rl extra installed)."""
+    vapid_key_file: str = ""
+    """The server's VAPID key for Web Push (:mod:`gotown.server.notify.vapid`), made in this
+    file on the first start; empty: ``gotown-vapid.pem`` beside the SQLite database, else in
+    the working directory. Keep it with the database: a new key loses every push subscription."""
+    vapid_contact: str = ""
+    """How a push service reaches the operator (the VAPID ``sub`` claim): ``mailto:ADDRESS`` or
+    an ``https://`` URL. Push services require it: empty, no push is sent."""
+    push_services: tuple[str, ...] = DEFAULT_PUSH_SERVICES
+    """The push services the server sends to (:mod:`gotown.server.notify.endpoints`): host
+    names, each allowing itself and the hosts under it, or exact origins
+    (``http://127.0.0.1:8123``) allowed as written, local ones included."""
+    push_ttl: int = 86400
+    """Seconds a push service keeps a notice for a device that is offline (at most 28 days)."""
+    notify_timeout: float = 10.0
+    """The most one push or one e-mail may take, connecting included."""
+    smtp_url: str = ""
+    """E-mail notices through this server (:mod:`gotown.server.notify.mail`):
+    ``smtp://USER:PASSWORD@HOST:PORT`` (STARTTLS when offered) or ``smtps://`` (TLS from the
+    start); empty: no e-mail."""
+    mail_from: str = ""
+    """The sender of e-mail notices, ``GoTown <noreply@example.org>``; needed with
+    ``smtp_url``."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -144,6 +169,46 @@ class Settings:
         ):
             if getattr(self, name) < 0:
                 raise SettingError(name, f"{name} must be >= 0")
+        self._check_notices()
+
+    def _check_notices(self) -> None:
+        """The settings of "your turn" notices (push and e-mail)."""
+        if not self.vapid_key_file:
+            from sqlalchemy.engine import make_url
+
+            url = make_url(self.database_url)
+            folder = Path.cwd()
+            if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+                folder = Path(str(url.database)).parent
+            object.__setattr__(self, "vapid_key_file", str(folder / DEFAULT_VAPID_KEY_FILE))
+        if self.vapid_contact:
+            from .notify.vapid import check_contact
+
+            try:
+                check_contact(self.vapid_contact)
+            except ValueError as exc:
+                raise SettingError("vapid_contact", f"vapid_contact: {exc}") from None
+        try:
+            PushServices.from_entries(self.push_services)
+        except ValueError as exc:
+            raise SettingError("push_services", f"push_services: {exc}") from None
+        if not 0 <= self.push_ttl <= 28 * 86400:
+            raise SettingError("push_ttl", "push_ttl must be 0 to 2419200 seconds (28 days)")
+        if not self.notify_timeout > 0:
+            raise SettingError("notify_timeout", "notify_timeout must be > 0")
+        if self.smtp_url:
+            from .notify.mail import SmtpServer, check_mail_from
+
+            try:
+                SmtpServer.from_url(self.smtp_url)
+            except ValueError as exc:
+                raise SettingError("smtp_url", f"smtp_url: {exc}") from None
+            try:
+                check_mail_from(self.mail_from)
+            except ValueError as exc:
+                raise SettingError(
+                    "mail_from", f"mail_from (needed with smtp_url): {exc}"
+                ) from None
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -232,6 +297,11 @@ def _switch(text: str) -> bool:
     raise ValueError("not one of true, false, 1, 0, yes, no, on, off")
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """Entries separated by commas or spaces."""
+    return tuple(text.replace(",", " ").split())
+
+
 #: The environment variables :meth:`Settings.from_env` reads: the setting each gives, and how
 #: its text is read.
 ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -259,4 +329,11 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
             "redis_pool_size",
         )
     },
+    "GOTOWN_VAPID_KEY_FILE": ("vapid_key_file", _text),
+    "GOTOWN_VAPID_CONTACT": ("vapid_contact", _text),
+    "GOTOWN_PUSH_SERVICES": ("push_services", _names),
+    "GOTOWN_PUSH_TTL": ("push_ttl", _whole),
+    "GOTOWN_NOTIFY_TIMEOUT": ("notify_timeout", _seconds),
+    "GOTOWN_SMTP_URL": ("smtp_url", _text),
+    "GOTOWN_MAIL_FROM": ("mail_from", _text),
 }

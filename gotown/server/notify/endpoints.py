@@ -127,7 +127,7 @@ class PushServices:
                     or parts.fragment
                 ):
                     raise ValueError(
-                        f"{entry!r} is not an origin (http:// or https://, a host and a port)"
+                        f"{entry!r} is not an origin (http:// or https://, a host, maybe a port)"
                     )
                 origins.add((parts.scheme, parts.hostname, port or _default_port(parts.scheme)))
             elif HOST_NAME.fullmatch(text):

@@ -201,3 +201,14 @@ class MailSender:
                 Outcome.RETRY, f"no mail server at {server.host}:{server.port}: {exc!r}"
             )
         return Delivery(Outcome.DELIVERED, "delivered to the mail server")
+
+
+def check_mail_from(text: str) -> str:
+    """The sender: an address, with a display name or without (``GoTown <noreply@x.org>``)."""
+    if any(c in text for c in "\r\n"):
+        raise ValueError("a line break")
+    _, address = parseaddr(text)
+    if not address:
+        raise ValueError(f"{text!r} is not an address, e.g. GoTown <noreply@example.org>")
+    check_address(address)
+    return text
