@@ -19,6 +19,7 @@ from gotown.bots import bot_from_spec, parse_bot_spec
 from gotown.bots.base import Bot
 from gotown.engine import Game, View
 
+from .decks import change_deal
 from .tournament import bot_seed, deal
 
 #: The special cards (R12-R19); an action of one of these types plays that card.
@@ -44,6 +45,9 @@ class GameTask:
     seed: int
     turn_limit: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: A deck change (:mod:`.decks`): the card swapped in one hand, the cards left out.
+    swap: str = ""
+    without: tuple[str, ...] = ()
 
 
 @dataclass
@@ -132,7 +136,8 @@ class _Watch:
 
 
 def observe_game(task: GameTask) -> ObservedGame:
-    """Play the game of ``task`` to its end (R20, R20b or its turn limit) and observe it.
+    """Play the game of ``task`` to its end (R20, R20b or its turn limit) and observe it; a
+    deck change (:func:`.decks.change_deal`) is made to the deal first.
 
     A special card's *value* is the change of its player's :func:`margin` from just before
     it is played to its first action after an opponent's turn (or the end of the game): the
@@ -142,6 +147,9 @@ def observe_game(task: GameTask) -> ObservedGame:
     """
     players = len(task.seats)
     game = deal(players, task.seed, task.index, task.turn_limit, task.options)
+    focus = None
+    if task.swap or task.without:
+        game, focus = change_deal(game, task.seed, task.index, task.swap, task.without)
     bots = [
         bot_from_spec(task.specs[task.seats[s]], bot_seed(task.seed, task.index, s))
         for s in range(players)
@@ -175,6 +183,7 @@ def observe_game(task: GameTask) -> ObservedGame:
         "levels": ",".join(parse_bot_spec(task.specs[e])[0] for e in task.seats),
         "winner": winner,  # the winning seat = its position in the turn order
         "winner_entry": None if winner is None else task.seats[winner],
+        "focus": focus,  # the seat whose hand a swap changed
         "ending": None if outcome is None else outcome.reason.value,
         "turns": game.turn,
         "actions": len(watch.decisions),

@@ -1,18 +1,65 @@
-"""The analysis report's plots (matplotlib, PNG): the first player's advantage, game length,
-skill against luck, the special cards and the options (:mod:`.reporting` lays them out)."""
+"""The analysis report's plots (matplotlib, PNG): who wins by position, game length, how games
+end, skill against luck, and the paired changes of cards and options (:mod:`.reporting` lays
+them out). An interval is a line, a detectable effect a filled dot, one that is not an open
+one; legends stay outside the data.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .findings import MEASURES, MIN_N, TESTED
+
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from .simulation import Tables
 
 #: Positions in the turn order, as the report says them.
 ORDINALS = ("1st", "2nd", "3rd", "4th")
+#: What a comparison's axis says, by measure.
+AXES = {
+    "turns": "change in turns per game",
+    "first_player": "change in the first player's win rate, pts",
+    "no_winner": "change in games without a winner, pts",
+    "holder_wins": "holder's win rate: with the card less with a floor card, pts",
+    "holder_floors": "holder's floors at the end: with less without",
+}
+
+#: One row of a panel of changes: its label, the change (a findings test) and its measure.
+Row = tuple[str, dict[str, Any], str]
+
+
+def _interval(axes: Axes, y: float, found: dict[str, Any], scale: float, colour: str) -> None:
+    """A dot and its 95% interval at height ``y``; filled when detectable."""
+    centre = found.get("mean", found.get("rate"))
+    low, high = found["ci95"]
+    axes.plot([scale * low, scale * high], [y, y], color=colour, lw=1.5)
+    filled = found.get("detectable", False)
+    axes.plot(scale * centre, y, "o", color=colour, mfc=colour if filled else "white", ms=5)
+
+
+def _changes(figure: Figure, panels: Sequence[tuple[str, str, Sequence[Row]]]) -> None:
+    """One panel per (title, measure, rows): each row's paired change with its interval,
+    against the grey line of no change."""
+    axes_list = figure.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    for axes, (title, measure, rows) in zip(axes_list, panels, strict=True):
+        scale = 100.0 if MEASURES[measure] else 1.0
+        for y, (_, found, _) in enumerate(rows):
+            if found["mean"] is not None and found["n"] >= MIN_N:
+                _interval(axes, y, found, scale, "C0")
+        axes.axvline(0, color="grey", lw=1)
+        axes.set_title(title, fontsize=9)
+        axes.set_xlabel(AXES[measure], fontsize=8)
+        axes.tick_params(labelsize=8)
+    first = axes_list[0]
+    labels = [label for label, _, _ in panels[0][2]]
+    first.set_yticks(range(len(labels)), labels)
+    first.set_ylim(len(labels) - 0.5, -0.5)
 
 
 def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
@@ -27,117 +74,110 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
     written = []
 
     def save(figure: Figure, name: str) -> None:
-        figure.tight_layout()
-        figure.savefig(folder / name, dpi=110)
+        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         plt.close(figure)
         written.append(name)
 
     found = data["configurations"]
     shown = [f for f in found if f["study"] in ("seat", "")] or found
-    figure, axes = plt.subplots(figsize=(8, 0.8 + 0.45 * len(shown)))
-    labelled: set[int] = set()
+
+    # Who wins: each position's share of the decided games; the legend below the axes.
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shown)), layout="constrained")
     for row, f in enumerate(shown):
-        for seat, rate in enumerate(f["seat_win_rates"]):
-            if rate is None:
+        for seat, test in enumerate(f["positions"]):
+            if test["rate"] is None or test["n"] < MIN_N:
                 continue
-            low, high = f["seat_win_ci95"][seat]
-            y = row + (seat - (f["players"] - 1) / 2) * 0.18
-            label = f"{ORDINALS[seat]} to play" if seat not in labelled else None
-            labelled.add(seat)
-            axes.errorbar(
-                100 * rate,
-                y,
-                xerr=[[100 * (rate - low)], [100 * (high - rate)]],
-                fmt="o",
-                color=f"C{seat}",
-                label=label,
-            )
-        axes.plot([100 / f["players"]] * 2, [row - 0.4, row + 0.4], color="grey", lw=1)
+            y = row + (seat - (f["players"] - 1) / 2) * 0.2
+            _interval(axes, y, test, 100.0, f"C{seat}")
+        axes.plot([100 / f["players"]] * 2, [row - 0.45, row + 0.45], color="grey", lw=1)
     axes.set_yticks(range(len(shown)), [f["name"] for f in shown], fontsize=8)
-    axes.set_xlabel("win rate, % (grey: chance)")
-    axes.invert_yaxis()
-    axes.legend(fontsize=8, loc="best")
+    axes.set_ylim(len(shown) - 0.5, -0.5)
+    axes.set_xlabel("share of the decided games won, % (grey: chance; filled: detectable)")
+    handles = [
+        axes.plot([], [], "o-", color=f"C{s}", label=f"{ORDINALS[s]} to play")[0]
+        for s in range(max(f["players"] for f in shown))
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
     save(figure, "seat_win_rates.png")
 
-    figure, axes = plt.subplots(figsize=(8, 4))
-    for index, f in enumerate(shown):
+    # Game length: one panel per line-up, one bin per turn.
+    columns = min(3, len(shown))
+    rows = math.ceil(len(shown) / columns)
+    figure, grid = plt.subplots(
+        rows, columns, figsize=(3.3 * columns, 2.4 * rows), sharex=True, squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    everything = tables.games.filter(pl.col("configuration").is_in([f["name"] for f in shown]))
+    top = int(everything["turns"].quantile(0.99) or 1) if everything.height else 1
+    for index, axes in enumerate(grid.flat):
+        if index >= len(shown):
+            axes.set_visible(False)
+            continue
+        f = shown[index]
         turns = tables.games.filter(pl.col("configuration") == f["name"])["turns"].to_list()
-        if turns:
-            axes.hist(turns, bins=40, histtype="step", color=f"C{index % 10}", label=f["name"])
-    axes.set_xlabel("turns per game")
-    axes.set_ylabel("games")
-    axes.legend(fontsize=7)
+        axes.hist(turns, bins=[t - 0.5 for t in range(0, top + 2)], color="C0")
+        axes.set_title(f"{f['name']} (median {f['turns']['median']})", fontsize=8)
+        axes.tick_params(labelsize=8)
+    for axes in grid[-1]:
+        axes.set_xlabel("turns per game (one bar a turn)", fontsize=8)
+    for axes in grid[:, 0]:
+        axes.set_ylabel("games", fontsize=8)
     save(figure, "length.png")
+
+    # How games end: the share without a winner, by way of ending.
+    ended = [f for f in found if f["study"] != "card"]
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.32 * len(ended)), layout="constrained")
+    for row, f in enumerate(ended):
+        for offset, key, colour in ((-0.15, "stalemates", "C3"), (0.15, "at_turn_limit", "C7")):
+            _interval(axes, row + offset, f[key], 100.0, colour)
+    axes.set_yticks(range(len(ended)), [f["name"] for f in ended], fontsize=7)
+    axes.set_ylim(len(ended) - 0.5, -0.5)
+    axes.set_xlabel("share of the games, %")
+    handles = [
+        axes.plot([], [], "o-", color="C3", label="stalemate (R20b)")[0],
+        axes.plot([], [], "o-", color="C7", label="turn limit")[0],
+    ]
+    figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8)
+    save(figure, "endings.png")
 
     pairs = data["skill"]["pairs"]
     if pairs:
-        figure, axes = plt.subplots(figsize=(7, 0.8 + 0.45 * len(pairs)))
+        figure, axes = plt.subplots(figsize=(7, 0.9 + 0.45 * len(pairs)), layout="constrained")
         for row, p in enumerate(pairs):
-            won = p["stronger_wins"]
-            if won["rate"] is None:
-                continue
-            low, high = won["ci95"]
-            axes.errorbar(
-                100 * won["rate"],
-                row,
-                xerr=[[100 * (won["rate"] - low)], [100 * (high - won["rate"])]],
-                fmt="o",
-                color="C0",
-            )
+            if p["stronger_wins"]["rate"] is not None:
+                _interval(axes, row, p["stronger_wins"], 100.0, "C0")
         axes.axvline(50, color="grey", lw=1)
         axes.set_yticks(range(len(pairs)), [f"{p['stronger']} vs {p['weaker']}" for p in pairs])
+        axes.set_ylim(len(pairs) - 0.5, -0.5)
         axes.set_xlabel("the stronger bot wins, % of decided games (grey: chance)")
-        axes.invert_yaxis()
         save(figure, "skill.png")
 
-    if data["cards"]:
-        groups = list(data["cards"].items())
-        figure, axes = plt.subplots(figsize=(8, 4))
-        width = 0.8 / len(groups)
-        for index, (name, rows) in enumerate(groups):
-            for position, r in enumerate(rows):
-                value = r["value"]
-                if value["mean"] is None or value["n"] < 2:
-                    continue
-                x = position + (index - (len(groups) - 1) / 2) * width
-                axes.errorbar(
-                    x,
-                    value["mean"],
-                    yerr=value["mean"] - value["ci95"][0],
-                    fmt="o",
-                    color=f"C{index % 10}",
-                    label=name if position == 0 else None,
-                )
-        names = [r["card"] for r in groups[0][1]]
-        axes.set_xticks(range(len(names)), names, rotation=30, fontsize=8)
-        axes.axhline(0, color="grey", lw=1)
-        axes.set_ylabel("value per play, floors of lead")
-        axes.legend(fontsize=7)
+    comparisons = data["comparisons"]
+    swaps = [g for g in comparisons if g["kind"] == "swap"]
+    if swaps:
+        cards = list(dict.fromkeys(r["swap"] for g in swaps for r in g["rows"]))
+        panels = []
+        for g in swaps:
+            by_card = {r["swap"]: r["changes"]["holder_wins"] for r in g["rows"]}
+            empty = {"mean": None, "n": 0}
+            rows_of = [(card, by_card.get(card, empty), "holder_wins") for card in cards]
+            panels.append((g["baseline"], "holder_wins", rows_of))
+        figure = plt.figure(figsize=(3.4 * len(panels) + 1, 0.9 + 0.35 * len(cards)),
+                            layout="constrained")  # fmt: skip
+        _changes(figure, panels)
         save(figure, "cards.png")
 
-    if data["options"]:
-        rows = [r for group in data["options"] for r in group["rows"]]
-        figure, (left, right) = plt.subplots(1, 2, figsize=(10, 0.8 + 0.4 * len(rows)))
-        for row, r in enumerate(rows):
-            rate, (low, high) = r["first_player"]["rate"], r["first_player"]["ci95"]
-            if rate is not None:
-                left.errorbar(
-                    100 * rate,
-                    row,
-                    xerr=[[100 * (rate - low)], [100 * (high - rate)]],
-                    fmt="o",
-                    color="C0",
-                )
-            turns = r["turns"]
-            if turns["mean"] is not None and turns["n"] > 1:
-                right.errorbar(
-                    turns["mean"], row, xerr=turns["mean"] - turns["ci95"][0], fmt="o", color="C1"
-                )
-        left.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
-        right.set_yticks(range(len(rows)), [""] * len(rows))
-        left.set_xlabel("first player's win rate, %")
-        right.set_xlabel("turns per game")
-        left.invert_yaxis()
-        right.invert_yaxis()
-        save(figure, "options.png")
+    for kind, name in (("without", "without.png"), ("option", "options.png")):
+        groups = [g for g in comparisons if g["kind"] == kind]
+        if not groups:
+            continue
+        labelled = [(r["name"], r["changes"]) for g in groups for r in g["rows"]]
+        panels = [
+            (AXES[m].split(",")[0].removeprefix("change in ").capitalize(), m,
+             [(label, changes[m], m) for label, changes in labelled])
+            for m in TESTED[kind]
+        ]  # fmt: skip
+        figure = plt.figure(figsize=(13, 1.0 + 0.32 * len(labelled)), layout="constrained")
+        _changes(figure, panels)
+        save(figure, name)
     return written

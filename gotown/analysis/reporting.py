@@ -1,6 +1,10 @@
 """The analysis report: one self-contained HTML file (plots as data URIs) and the same as
 Markdown with PNG plots, both from :func:`.findings.findings` through one list of sections
 (title, text, tables, plots) that two Jinja2 templates lay out.
+
+Every claim of a difference rests on a test corrected for its family (:mod:`.findings`):
+what is not detectable is said to be so, with the smallest change the games could have shown,
+never given a direction; no share or mean on fewer than :data:`~.findings.MIN_N` games.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .findings import MEASURES, MIN_N, TESTED
 from .games import SECONDS_PER_ACTION, SECONDS_PER_TURN
 from .plots import ORDINALS, plots
 
@@ -35,130 +40,291 @@ class Section:
     items: list[str] = field(default_factory=list)  # a list of short findings
 
 
+def too_few(n: int) -> str:
+    return f"too few (n={n})"
+
+
 def percent(found: dict[str, Any] | None, key: str = "rate") -> str:
-    """``52.3% (51.6 to 53.0, n=1000)``."""
+    """``52.3% (51.6 to 53.0, n=1000)``; ``too few (n=3)`` under :data:`MIN_N`."""
     if not found or found.get(key) is None:
         return "-"
+    if "n" in found and found["n"] < MIN_N:
+        return too_few(found["n"])
     low, high = found["ci95"]
     n = f", n={found['n']}" if "n" in found else ""
     return f"{100 * found[key]:.1f}% ({100 * low:.1f} to {100 * high:.1f}{n})"
 
 
 def number(found: dict[str, Any] | None, digits: int = 1) -> str:
-    """``31.2 (30.8 to 31.6)``."""
+    """``31.2 (30.8 to 31.6)``; ``too few (n=3)`` under :data:`MIN_N`."""
     if not found or found.get("mean") is None:
         return "-"
+    if found.get("n", MIN_N) < MIN_N:
+        return too_few(found["n"])
     low, high = found["ci95"]
     return f"{found['mean']:.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
 
 
-def points(found: dict[str, Any] | None) -> str:
-    """A mean change of a share, in percentage points: ``+3.1 (0.4 to 5.8) pts``."""
+def change(found: dict[str, Any] | None, measure: str) -> str:
+    """A paired change: ``+3.1 pts (0.4 to 5.8)`` for a share, ``-8.0 (-8.5 to -7.5)`` else."""
     if not found or found.get("mean") is None:
         return "-"
+    if found["n"] < MIN_N:
+        return too_few(found["n"])
     low, high = found["ci95"]
-    return f"{100 * found['mean']:+.1f} ({100 * low:.1f} to {100 * high:.1f}) pts"
+    if MEASURES[measure]:
+        return f"{100 * found['mean']:+.1f} pts ({100 * low:+.1f} to {100 * high:+.1f})"
+    return f"{found['mean']:+.2f} ({low:+.2f} to {high:+.2f})"
 
 
-def _seat_rate(found: dict[str, Any], seat: int) -> str:
-    rate = found["seat_win_rates"][seat]
-    if rate is None:
+def was_now(found: dict[str, Any], measure: str) -> str:
+    """The baseline's and the variant's means over the same deals: ``51.0% → 45.2%``."""
+    if found.get("base") is None:
         return "-"
-    low, high = found["seat_win_ci95"][seat]
-    return f"{100 * rate:.1f}% ({100 * low:.1f} to {100 * high:.1f})"
+    if MEASURES[measure]:
+        return f"{100 * found['base']:.1f}% → {100 * found['other']:.1f}%"
+    return f"{found['base']:.1f} → {found['other']:.1f}"
 
 
-ALIKE = "not distinguishable from"
+def smallest(found: dict[str, Any], measure: str) -> str:
+    """The smallest change the test's family detects at this n, in the measure's unit."""
+    size = found.get("smallest")
+    if size is None:
+        return "-"
+    return f"{100 * size:.1f} pts" if MEASURES.get(measure, True) else f"{size:.2f}"
 
 
-def _pair(interval: Sequence[float]) -> tuple[float, float]:
-    low, high = interval
-    return low, high
+def verdict(found: dict[str, Any], measure: str) -> str:
+    """``detectable (p = 0.003 after Holm)``, ``not detectable at this n (< 4.1 pts)`` or
+    ``too few (n=12)``."""
+    if found["n"] < MIN_N:
+        return too_few(found["n"])
+    if found["detectable"]:
+        return f"detectable (p = {p_text(found['p_holm'])} after Holm)"
+    return f"not detectable at this n (under {smallest(found, measure)} goes unseen)"
 
 
-def against(low: float, high: float, reference: float) -> str:
-    """Where an interval lies against a reference value, in words."""
-    if low > reference:
-        return "above"
-    if high < reference:
-        return "below"
-    return ALIKE
+def p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+#: How the report names a measure of a comparison.
+LABELS = {
+    "turns": "turns",
+    "first_player": "the first player's win rate",
+    "no_winner": "games without a winner",
+    "holder_wins": "its holder's win rate",
+    "holder_floors": "its holder's floors at the end",
+}
+#: The short column heads of the measures.
+HEADS = {
+    "turns": "turns",
+    "first_player": "first player wins",
+    "no_winner": "no winner",
+    "holder_wins": "the holder wins",
+    "holder_floors": "the holder's floors",
+}
+#: The title of each kind of comparison, and what its change means.
+KINDS = {
+    "option": ("The rule options (R23), and the short game",
+               "the option's games less the same deals with every default"),
+    "without": ("The game without a card",
+                "the games without the card less the same deals with it"),
+    "swap": ("What starting with a card is worth",
+             "the holder's games with the card less the same deals with a plain floor card "
+             "in its place"),
+}  # fmt: skip
+
+
+def short(found: dict[str, Any]) -> str:
+    """``37.8% (33.7 to 42.1)``: a share without its n."""
+    low, high = found["ci95"]
+    return f"{100 * found['rate']:.1f}% ({100 * low:.1f} to {100 * high:.1f})"
+
+
+def seat_headline(f: dict[str, Any]) -> str:
+    """One line-up's headline: which positions win more or less than chance (only those
+    detectable after the correction), length, stalemates, idle turns."""
+    tests = f["positions"]
+    first = tests[0]
+    chance = first["chance"]
+    count = first["family"]["tests"] if "family" in first else len(tests)
+    if first["n"] < MIN_N:
+        seats = f"too few decided games ({first['n']}) to say who wins"
+    else:
+        found = [(s, t) for s, t in enumerate(tests) if t.get("detectable")]
+        if found:
+            seats = "; ".join(
+                f"the {ORDINALS[s]} player wins {'more' if t['rate'] > chance else 'less'} "
+                f"often than the {100 * chance:.0f}% of chance: {short(t)} of the decided "
+                f"games (p = {p_text(t['p_holm'])} after Holm, {count} positions tested)"
+                for s, t in found
+            )
+        else:
+            seats = (
+                f"the first player won {short(first)} of the decided games, and no position's "
+                f"advantage is detectable at this n ({count} positions tested together, "
+                f"Holm's correction: only a difference from the {100 * chance:.0f}% of chance "
+                f"of about {smallest(first, 'position')} or more would be seen)"
+            )
+    idle = f["only_end_share"]["rate"] or 0.0
+    stalemates = f["stalemates"]["rate"] or 0.0
+    return (
+        f"{f['name']} ({f['games']} games): {seats}; a game lasts {f['turns']['mean']:.0f} "
+        f"turns, about {f['minutes']['mean']:.0f} minutes; {100 * stalemates:.1f}% end in a "
+        f"stalemate (R20b); in {100 * idle:.0f}% of the turns ending the turn was all one "
+        "could do."
+    )
+
+
+def comparison_headlines(data: dict[str, Any]) -> list[str]:
+    """Per kind of comparison: each detectable change, then how many were tested and what
+    the others could not show."""
+    lines = []
+    for kind, (title, _) in KINDS.items():
+        groups = [g for g in data["comparisons"] if g["kind"] == kind]
+        tests = [(r, m, r["changes"][m]) for g in groups for r in g["rows"] for m in TESTED[kind]]
+        bases = {r["name"]: g["baseline"] for g in groups for r in g["rows"]}
+        if not tests:
+            continue
+        found = [(r, m, t) for r, m, t in tests if t["detectable"]]
+        sizes = {m: [t["smallest"] for _, mm, t in tests if mm == m and t["smallest"]]
+                 for m in TESTED[kind]}  # fmt: skip
+        unseen = ", ".join(
+            f"{LABELS[m]} under about {smallest({'smallest': min(v)}, m)}"
+            for m, v in sizes.items()
+            if v
+        )
+        rest = "the others are" if found else "none is"
+        lines.append(
+            f"{title}: {len(found)} of {len(tests)} changes detectable (tested together, "
+            f"Holm's correction); {rest} not detectable at these n"
+            + (f": even at best, changes of {unseen} go unseen." if unseen else ".")
+        )
+        for r, m, t in found:
+            what = (
+                f"{bases[r['name']]}, starting with a {r['swap']} rather than a plain floor card"
+                if kind == "swap"
+                else r["name"]
+            )
+            lines.append(
+                f"{what}: {LABELS[m]} {was_now(t, m)} over the same {t['n']} deals "
+                f"({change(t, m)}, p = {p_text(t['p_holm'])} after Holm)."
+            )
+    return lines
 
 
 def headlines(data: dict[str, Any]) -> list[str]:
-    """The answers in a few sentences, each claim backed by its interval: an option's effect
-    is only called one when its paired interval excludes no change."""
-    lines = []
-    for f in data["configurations"]:
-        if f["study"] not in ("seat", "") or f["seat_win_rates"][0] is None:
-            continue
-        rate, (low, high) = f["seat_win_rates"][0], f["seat_win_ci95"][0]
-        chance = 1 / f["players"]
-        idle = f["only_end_share"]["rate"] or 0.0
-        lines.append(
-            f"{f['name']}: the first player wins {100 * rate:.1f}% ({100 * low:.1f} to "
-            f"{100 * high:.1f}, {f['games']} games), {against(low, high, chance)} the "
-            f"{100 * chance:.0f}% of pure chance; a game lasts {f['turns']['mean']:.0f} turns, "
-            f"about {f['minutes']['mean']:.0f} minutes; in {100 * idle:.0f}% of the turns "
-            "ending the turn was all one could do."
-        )
+    """The answers in a few sentences: a difference is named only when its test, corrected
+    for its family, detects it; otherwise the line says it is not detectable at this n."""
+    lines = [
+        seat_headline(f)
+        for f in data["configurations"]
+        if f["study"] in ("seat", "") and f["games"]
+    ]
     luck = data["skill"]["luck_share"]
-    if luck and luck["rate"] is not None:
+    if luck and luck["rate"] is not None and luck["n"] >= MIN_N:
         lines.append(
             f"Skill against luck: {luck['weaker']} still wins {percent(luck)} of the decided "
             f"games against {luck['stronger']}."
         )
-    for group in data["options"]:
-        base, *rows = group["rows"]
-        for r in rows:
-            changes = []
-            change = r.get("change") or {}
-            turns, first = change.get("turns"), change.get("first_player")
-            # The baseline over the same deals as the option's games, not over all of its own.
-            paired_base = change.get("base") or {}
-            if turns and turns["n"] > 1 and against(*_pair(turns["ci95"]), 0.0) != ALIKE:
-                was = paired_base.get("turns", base["turns"]["mean"])
-                changes.append(
-                    f"turns {was:.1f} → {r['turns']['mean']:.1f} over the same "
-                    f"{turns['n']} deals (paired change {number(turns)})"
-                )
-            if first and first["n"] > 1 and against(*_pair(first["ci95"]), 0.0) != ALIKE:
-                was = paired_base.get("first_player", base["first_player"]["rate"])
-                changes.append(
-                    f"the first player's win rate {100 * was:.1f}% → "
-                    f"{100 * r['first_player']['rate']:.1f}% over the same {first['n']} deals "
-                    f"({points(first)})"
-                )
-            if changes:
-                lines.append(f"{r['name']}: {'; '.join(changes)} (against the defaults).")
-    return lines
+    return lines + comparison_headlines(data)
+
+
+def _position(test: dict[str, Any]) -> str:
+    if test["n"] < MIN_N:
+        return too_few(test["n"])
+    return short(test) + (" ✓" if test.get("detectable") else "")
+
+
+def _comparison_section(data: dict[str, Any], kind: str) -> Section | None:
+    groups = [g for g in data["comparisons"] if g["kind"] == kind]
+    if not groups:
+        return None
+    title, meaning = KINDS[kind]
+    measures = TESTED[kind]
+    count = sum(len(g["rows"]) for g in groups) * len(measures)
+    texts = {
+        "option": "Each option changed alone, beside the same line-up with every default "
+        "(`win_floors=4` is the official short game). Random bots show what an option "
+        "allows, medium ones what sensible play makes of it; an option the bots never use "
+        "gives the very same games.",
+        "without": "Every copy of the card leaves the game; each place it held in the deal or "
+        "the draw pile is taken by a plain floor card from the bottom of the pile, so the "
+        "other cards come as in the baseline's game (the deck is smaller by those copies). "
+        "The bots still count the card among the unseen ones.",
+        "swap": "In each deal in which a seat starts with the card, one such seat (at random) "
+        "gets the plain floor card nearest the bottom of the draw pile in its place, and the "
+        "card goes there; nothing else changes. The change is what starting with the card "
+        "(rather than a floor card) is worth to its holder; only those deals are played.",
+    }
+    text = (
+        f"{texts[kind]} Each change is {meaning}, deal by deal, with its 95% interval; "
+        f"✓ marks the {count} tests' detectable ones (p < 0.05 after Holm's correction over "
+        "all of them). A change not marked is not detectable at this n: the last column gives "
+        "the smallest change of the first measure these games would detect."
+    )
+    first = measures[0]
+    tables = [
+        Table(
+            ["configuration" if kind != "swap" else "card", "pairs"]
+            + [
+                f"{HEADS[m]}: {'a floor card → the card' if kind == 'swap' else 'was → is'}"
+                for m in measures[:1]
+            ]
+            + [f"{HEADS[m]}: change" for m in measures]
+            + [f"{HEADS[first]}: detectable from"],
+            [
+                [r["swap"] if kind == "swap" else r["name"], str(r["pairs"])]
+                + [was_now(r["changes"][first], first)]
+                + [
+                    change(r["changes"][m], m) + (" ✓" if r["changes"][m]["detectable"] else "")
+                    for m in measures
+                ]
+                + [smallest(r["changes"][first], first)]
+                for r in g["rows"]
+            ],
+            caption=f"baseline: {g['baseline']}",
+        )
+        for g in groups
+    ]
+    plot = {"option": "options.png", "without": "without.png", "swap": "cards.png"}[kind]
+    return Section(title, text, tables, [plot])
 
 
 def sections(data: dict[str, Any]) -> list[Section]:
     """The report's sections, from the findings (each figure with its interval and ``n``)."""
     found = data["configurations"]
+    headlined = [f for f in found if f["study"] in ("seat", "")] or found
     out = [
         Section(
             "Headlines",
-            "Each claim rests on 95% intervals; the sections below give the figures.",
+            "Each claim rests on a test corrected for the number of tests like it (Holm's "
+            "method); what the games cannot tell apart from chance or from no change is said "
+            "to be not detectable at this n, with the smallest difference they would have "
+            "shown. The sections below give the figures.",
             items=headlines(data),
         )
     ]
-    most = max((f["players"] for f in found), default=2)
+    most = max((f["players"] for f in headlined), default=2)
     out.append(
         Section(
             "Who wins, by position in the turn order",
-            "The win rate of the 1st player to play, the 2nd, ...; every bot of a line-up "
-            "starts equally often (the seats rotate). "
-            "Pure chance is 1/players for each position. In brackets: the 95% interval.",
+            "Of the games someone won, the share won by the 1st player to play, the 2nd, ...; "
+            "every bot of a line-up starts equally often (the seats rotate). Pure chance is "
+            "1/players for each position. In brackets the 95% interval; ✓ marks a position "
+            "whose share differs from chance detectably (exact binomial test, p < 0.05 after "
+            "Holm's correction over every position of these line-ups).",
             [
                 Table(
-                    ["configuration", "games"] + [ORDINALS[s] for s in range(most)] + ["no winner"],
+                    ["configuration", "games", "decided"] + [ORDINALS[s] for s in range(most)],
                     [
-                        [f["name"], str(f["games"])]
-                        + [_seat_rate(f, s) if s < f["players"] else "" for s in range(most)]
-                        + [percent({"rate": f["no_winner"], "ci95": f["no_winner_ci95"]})]
-                        for f in found
+                        [f["name"], str(f["games"]), str(f["positions"][0]["n"])]
+                        + [
+                            _position(f["positions"][s]) if s < f["players"] else ""
+                            for s in range(most)
+                        ]
+                        for f in headlined
                     ],
                 )
             ],
@@ -199,34 +365,38 @@ def sections(data: dict[str, Any]) -> list[Section]:
     )
     out.append(
         Section(
-            "Turns with nothing to do, and stalemates",
-            "Only the end: the share of turns with an action phase in which ending the turn "
-            "was the only legal action (R21). Milkshake turns (R7a) are turns in which nothing "
-            "at all can be done. A stalemate (R20b): no hand can draw and nobody can do "
-            "anything but end the turn, so the game ends without a winner.",
+            "How games end, and turns with nothing to do",
+            "A game ends with a win (R20), a stalemate or the turn limit. A stalemate (R20b): "
+            "no hand can draw and nobody could ever do anything but end the turn, so the game "
+            "ends with no winner. Only the end: the share of turns with an action phase in "
+            "which ending the turn was the only legal action (R21); milkshake turns (R7a) are "
+            "turns in which nothing at all can be done.",
             [
                 Table(
                     [
                         "configuration",
                         "games",
-                        "only the end",
-                        "milkshake turns",
+                        "win",
                         "stalemate",
                         "turn limit",
+                        "only the end",
+                        "milkshake turns",
                     ],
                     [
                         [
                             f["name"],
                             str(f["games"]),
-                            percent(f["only_end_share"]),
-                            percent(f["milkshake_share"]),
+                            str(f["endings"]["win"]),
                             percent(f["stalemates"]),
                             percent(f["at_turn_limit"]),
+                            percent(f["only_end_share"]),
+                            percent(f["milkshake_share"]),
                         ]
                         for f in found
                     ],
                 )
             ],
+            ["endings.png"],
         )
     )
     skill = data["skill"]
@@ -258,31 +428,19 @@ def sections(data: dict[str, Any]) -> list[Section]:
     if data["cards"]:
         out.append(
             Section(
-                "The special cards",
-                "Per configuration: plays per game; the share of the players who held the card "
-                "(at one of their decisions) who played it; the win rate of the players who "
-                "played it and of those who held it and never did (chance: 1/players); its "
-                "value, the change in its player's lead in floors (own floors less the mean "
-                "of the opponents') from playing it to its first action after an opponent's "
-                "turn.",
+                "The special cards, as played",
+                "Per configuration: plays per game, and the share of the seats that held the "
+                "card (at one of their decisions) that played it. A description of play, not "
+                "a card's effect: what a card is worth is measured against a control, the "
+                "same deals without it (below, when the study swaps cards).",
                 [
                     Table(
-                        [
-                            "card",
-                            "plays / game",
-                            "played when held",
-                            "win: played",
-                            "win: held, not played",
-                            "value (floors)",
-                        ],
+                        ["card", "plays / game", "played when held"],
                         [
                             [
                                 r["card"],
                                 number(r["plays_per_game"], 2),
                                 percent(r["played_when_held"]),
-                                percent(r["win_played"]),
-                                percent(r["win_held_not_played"]),
-                                number(r["value"], 2),
                             ]
                             for r in rows
                         ],
@@ -290,53 +448,12 @@ def sections(data: dict[str, Any]) -> list[Section]:
                     )
                     for name, rows in data["cards"].items()
                 ],
-                ["cards.png"],
             )
         )
-    if data["options"]:
-        out.append(
-            Section(
-                "The rule options (R23), and the short game",
-                "Each option changed alone, beside the same line-up with every default "
-                "(`win_floors=4` is the official short game). The games use the same deals, so "
-                "an option that the bots never use gives the very same games: random bots "
-                "show what an option allows, medium ones what sensible play makes of it. The "
-                "paired changes compare game i with game i of the baseline, dealt alike. With "
-                "this many comparisons, about one in twenty shows an 'effect' by chance alone.",
-                [
-                    Table(
-                        [
-                            "configuration",
-                            "games",
-                            "first player wins",
-                            "turns",
-                            "minutes",
-                            "no winner",
-                            "only the end",
-                            "turns: change, paired",
-                            "first player: change, paired",
-                        ],
-                        [
-                            [
-                                r["name"],
-                                str(r["games"]),
-                                percent(r["first_player"]),
-                                number(r["turns"]),
-                                number(r["minutes"]),
-                                percent(r["no_winner"]),
-                                percent(r["only_end_share"]),
-                                number(r["change"] and r["change"]["turns"], 2),
-                                points(r["change"] and r["change"]["first_player"]),
-                            ]
-                            for r in group["rows"]
-                        ],
-                        caption=f"baseline: {group['baseline']}",
-                    )
-                    for group in data["options"]
-                ],
-                ["options.png"],
-            )
-        )
+    for kind in ("swap", "without", "option"):
+        section = _comparison_section(data, kind)
+        if section is not None:
+            out.append(section)
     return out
 
 

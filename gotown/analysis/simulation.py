@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from gotown.bots import LEVELS, canonical_spec, parse_bot_spec
 from gotown.engine import OPTION_CHOICES, Options
 
-from . import results, tournament
+from . import decks, results, tournament
 from .games import GameTask, ObservedGame, observe_game
 from .runner import run_tasks
 from .tournament import DEFAULT_TURN_LIMIT, format_options, rule_options, seatings
@@ -47,14 +47,22 @@ TABLES = ("games", "turns", "holdings", "plays")
 
 @dataclass(frozen=True)
 class Configuration:
-    """A line-up (one bot spec per seat; the seats rotate over it) and R23 options."""
+    """A line-up (one bot spec per seat; the seats rotate over it), R23 options, and a deck
+    change (:mod:`.decks`): ``swap`` a card for a plain floor card in one starting hand, or
+    leave cards out (``without``). ``baseline`` names the configuration it is compared with,
+    game by game; by default the first one with the same bots that differs only by this one's
+    options or deck change (:func:`baseline_of`)."""
 
     bots: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     games: int = 1000
     name: str = ""
-    #: Which question it answers (``seat``, ``skill``, ``option``; ``""`` for one of the user's).
+    #: Which question it answers (``seat``, ``skill``, ``option``, ``card``; ``""`` for one of
+    #: the user's). Only ``seat`` and ``""`` line-ups have headlines of their own.
     study: str = ""
+    swap: str = ""
+    without: tuple[str, ...] = ()
+    baseline: str = ""
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.bots) <= 4:
@@ -63,6 +71,11 @@ class Configuration:
             raise ValueError(f"games {self.games}: a configuration plays at least one game")
         object.__setattr__(self, "bots", tuple(canonical_spec(b) for b in self.bots))
         object.__setattr__(self, "options", rule_options(self.options))
+        object.__setattr__(self, "without", tuple(dict.fromkeys(self.without)))
+        decks.check_cards([self.swap] if self.swap else [], "swap")
+        decks.check_cards(self.without, "without")
+        if self.swap and self.without:
+            raise ValueError("a configuration swaps a card or leaves cards out, not both")
         if not self.name:
             object.__setattr__(self, "name", self.label())
 
@@ -70,23 +83,59 @@ class Configuration:
     def players(self) -> int:
         return len(self.bots)
 
+    @property
+    def changes_deck(self) -> bool:
+        return bool(self.swap or self.without)
+
     def label(self) -> str:
-        """``2 players: random, medium (win_floors=4)``."""
-        options = f" ({format_options(self.options)})" if self.options else ""
-        return f"{self.players} players: {', '.join(self.bots)}{options}"
+        """``2 players: random, medium (win_floors=4)``, ``... (without dog)``,
+        ``... (a dealt dog swapped for a floor card)``."""
+        notes = [format_options(self.options)] if self.options else []
+        if self.without:
+            notes.append(f"without {', '.join(self.without)}")
+        if self.swap:
+            notes.append(f"a dealt {self.swap} swapped for a floor card")
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        return f"{self.players} players: {', '.join(self.bots)}{extra}"
 
     @property
     def key(self) -> str:
         """A file name for its games, from what decides them (not the name)."""
-        text = json.dumps([self.bots, self.options], sort_keys=True)
+        decided: list[Any] = [self.bots, self.options]
+        if self.changes_deck:
+            decided.append({"swap": self.swap, "without": list(self.without)})
+        text = json.dumps(decided, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def baseline_of(
+    configuration: Configuration, configurations: Sequence[Configuration]
+) -> Configuration | None:
+    """The configuration that ``configuration`` is compared with, game by game: the one its
+    ``baseline`` names, else the first with the same bots that differs only by its options
+    (same deck) or only by its deck change (same options); None when it changes nothing."""
+    if configuration.baseline:
+        return next(c for c in configurations if c.name == configuration.baseline)
+    if configuration.changes_deck:
+        same_options = dict(configuration.options)
+        wanted = lambda c: not c.changes_deck and dict(c.options) == same_options  # noqa: E731
+    elif configuration.options:
+        wanted = lambda c: not c.changes_deck and not c.options  # noqa: E731
+    else:
+        return None
+    return next(
+        (c for c in configurations
+         if c is not configuration and c.bots == configuration.bots and wanted(c)),
+        None,
+    )  # fmt: skip
 
 
 @functools.cache
 def fingerprint() -> str:
     """The tournament's code fingerprint (rules, bots, seats and seeds) and the observer's."""
     digest = hashlib.sha256(results.code_fingerprint().encode())
-    digest.update(results.code_digest(Path(__file__).with_name("games.py").read_bytes()))
+    for module in ("games.py", "decks.py"):
+        digest.update(results.code_digest(Path(__file__).with_name(module).read_bytes()))
     return digest.hexdigest()[:16]
 
 
@@ -114,7 +163,8 @@ def _schemas() -> dict[str, dict[str, Any]]:
     base = {"configuration": pl.String, "game": pl.Int64}
     return {
         "games": {**base, "players": pl.Int64, "lineup": pl.String, "levels": pl.String,
-                  "winner": pl.Int64, "winner_entry": pl.Int64, "ending": pl.String,
+                  "winner": pl.Int64, "winner_entry": pl.Int64, "focus": pl.Int64,
+                  "ending": pl.String,
                   "turns": pl.Int64, "actions": pl.Int64, "card_actions": pl.Int64,
                   "milkshake_turns": pl.Int64, "only_end_turns": pl.Int64,
                   "minutes": pl.Float64, "floors": pl.List(pl.Int64)},
@@ -203,16 +253,16 @@ class PartStore:
             self.folder.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(self.meta, indent=1), encoding="utf-8")
 
-    def done(self, games: int) -> dict[int, Tables]:
-        """The complete parts stored, by part number, that lie within the first ``games``."""
+    def done(self, sizes: Mapping[int, int]) -> dict[int, Tables]:
+        """The complete parts stored, by part number, of those whose sizes (games) are given."""
         import polars as pl
 
         out = {}
-        for number in range(-(-games // PART_GAMES)):
+        for number, size in sizes.items():
             paths = [self.folder / f"{number:06d}.{name}.parquet" for name in TABLES]
             if all(p.exists() for p in paths):
                 tables = Tables(*(pl.read_parquet(p) for p in paths))
-                if tables.games.height == _part_size(number, games):
+                if tables.games.height == size:
                     out[number] = tables
         return out
 
@@ -224,25 +274,41 @@ class PartStore:
             os.replace(partial, final)
 
 
-def _part_size(number: int, games: int) -> int:
-    return min(PART_GAMES, games - number * PART_GAMES)
+def part_sizes(tasks: Sequence[GameTask]) -> dict[int, int]:
+    """How many of these games each part holds, by part number."""
+    sizes: dict[int, int] = {}
+    for task in tasks:
+        sizes[task.index // PART_GAMES] = sizes.get(task.index // PART_GAMES, 0) + 1
+    return sizes
 
 
 def tasks_of(configuration: Configuration, seed: int, turn_limit: int) -> list[GameTask]:
-    """The games of a configuration, in order."""
+    """The games of a configuration, in order: its first ``games`` deals, less those in which
+    no seat starts with the card it swaps (:func:`.decks.swap_focus`: the swap would change
+    nothing)."""
     orders = seatings(configuration.players)
-    return [
-        GameTask(
-            configuration.name,
-            configuration.bots,
-            orders[i % len(orders)],
-            i,
-            seed,
-            turn_limit,
-            dict(configuration.options),
+    out = []
+    for i in range(configuration.games):
+        if configuration.swap:
+            dealt = tournament.deal(
+                configuration.players, seed, i, turn_limit, configuration.options
+            )
+            if decks.swap_focus(dealt, configuration.swap, seed, i) is None:
+                continue
+        out.append(
+            GameTask(
+                configuration.name,
+                configuration.bots,
+                orders[i % len(orders)],
+                i,
+                seed,
+                turn_limit,
+                dict(configuration.options),
+                configuration.swap,
+                configuration.without,
+            )
         )
-        for i in range(configuration.games)
-    ]
+    return out
 
 
 def run(
@@ -254,31 +320,32 @@ def run(
     ray_address: str | None = None,
     progress: Callable[[Configuration, int], None] | None = None,
 ) -> Tables:
-    """Play every configuration's games (only the parts not stored in ``out`` yet) and return
-    their tables. ``progress(configuration, games)`` is told of every game played or loaded."""
+    """Play every configuration's games (:func:`tasks_of`; only the parts not stored in ``out``
+    yet) and return their tables. ``progress(configuration, games)`` is told of every game
+    played or loaded."""
     names = [c.name for c in configurations]
     if len(set(names)) != len(names):
         twice = sorted(n for n in names if names.count(n) > 1)[0]
         raise ValueError(f"two configurations are named {twice!r}")
+    check_baselines(configurations)
     results: list[Tables] = []
     pending: list[GameTask] = []
     stores: dict[str, PartStore] = {}
-    by_name = {c.name: c for c in configurations}
+    sizes: dict[str, dict[int, int]] = {}
     for configuration in configurations:
+        tasks = tasks_of(configuration, seed, turn_limit)
+        sizes[configuration.name] = part_sizes(tasks)
         stored: dict[int, Tables] = {}
         if out is not None:
             store = stores[configuration.name] = PartStore(out, configuration, seed, turn_limit)
             store.open()
-            stored = store.done(configuration.games)
+            stored = store.done(sizes[configuration.name])
         for tables in stored.values():
             results.append(_renamed(tables, configuration.name))
             if progress:
                 progress(configuration, tables.games.height)
-        pending.extend(
-            t
-            for t in tasks_of(configuration, seed, turn_limit)
-            if t.index // PART_GAMES not in stored
-        )
+        pending.extend(t for t in tasks if t.index // PART_GAMES not in stored)
+    by_name = {c.name: c for c in configurations}
     buffers: dict[tuple[str, int], list[ObservedGame]] = {}
     for observed in run_tasks(observe_game, pending, workers, ray_address=ray_address):
         name = observed.game["configuration"]
@@ -288,13 +355,44 @@ def run(
         buffer.append(observed)
         if progress:
             progress(configuration, 1)
-        if len(buffer) == _part_size(number, configuration.games):
+        if len(buffer) == sizes[name][number]:
             tables = frames(buffer)
             del buffers[(name, number)]
             if name in stores:
                 stores[name].save(number, tables)
             results.append(tables)
     return _sorted(concat(results), names)
+
+
+def baseline_problem(configuration: Configuration, configurations: Sequence[Configuration]) -> str:
+    """What is wrong with ``configuration``'s ``baseline`` (``""`` when nothing): it must name
+    another configuration with as many players (game ``i`` of both is dealt alike)."""
+    if not configuration.baseline:
+        return ""
+    base = next((c for c in configurations if c.name == configuration.baseline), None)
+    if base is None or base is configuration:
+        return f"baseline {configuration.baseline!r} names no other configuration"
+    if base.players != configuration.players:
+        return (
+            f"baseline {configuration.baseline!r} has {base.players} players, not "
+            f"{configuration.players}: only games of as many players are dealt alike"
+        )
+    return ""
+
+
+def check_baselines(configurations: Sequence[Configuration]) -> None:
+    """ValueError naming the first configuration whose baseline is wrong."""
+    for c in configurations:
+        problem = baseline_problem(c, configurations)
+        if problem:
+            raise ValueError(f"{c.name}: {problem}")
+
+
+def planned_games(
+    configurations: Sequence[Configuration], seed: int, turn_limit: int = DEFAULT_TURN_LIMIT
+) -> int:
+    """How many games :func:`run` plays (or loads) for these configurations."""
+    return sum(len(tasks_of(c, seed, turn_limit)) for c in configurations)
 
 
 def _renamed(tables: Tables, name: str) -> Tables:
@@ -371,13 +469,16 @@ def standard_study(
     """The configurations that answer the usual questions, ``games`` games each:
 
     - ``seat``: 2, 3 and 4 players of ``random`` and of ``medium`` (the first player's
-      advantage, game length, idle turns, stalemates, the cards);
+      advantage, game length, idle turns, stalemates);
     - ``skill``: two players, every pair of different ``levels``;
     - ``option``: two ``random`` players, and two ``medium``, with each R23 option at each
       value but its default (``win_floors=4`` is the short game), beside the same line-up with
       the defaults. ``random`` plays every legal action, so it shows what an option allows;
       ``medium`` what a sensible player does with it (an option it never uses changes nothing:
-      with the same deals, the same games).
+      with the same deals, the same games);
+    - ``card``: 2, 3 and 4 ``medium`` players, each special card swapped for a plain floor card
+      in one starting hand (:mod:`.decks`), beside the same deals unchanged: what starting
+      with the card is worth. Only the deals in which a seat starts with it are played.
     """
     out = [
         Configuration((level,) * players, games=games, study="seat")
@@ -398,13 +499,24 @@ def standard_study(
         for value in OPTION_CHOICES[name]
         if value != default[name]
     ]
+    out += [
+        Configuration(("medium",) * players, games=games, study="card", swap=card)
+        for players in (2, 3, 4)
+        for card in decks.SPECIAL
+    ]
     return out
+
+
+#: The keys of a plan's ``[[configuration]]`` table.
+PLAN_KEYS = ("bots", "options", "games", "name", "study", "swap", "without", "baseline")
 
 
 def load_plan(text: str, games: int) -> list[Configuration]:
     """Configurations from TOML: ``[[configuration]]`` tables, each with ``bots`` (one spec
-    per seat) and optionally ``options`` (R23), ``games``, ``name`` and ``study``; a top-level
-    ``games`` is the default (else ``games``). ``ValueError`` names the table and the key."""
+    per seat) and optionally ``options`` (R23), ``games``, ``name``, ``study``, a deck change
+    (``swap`` a card, or ``without`` a list of cards) and ``baseline`` (the name of the
+    configuration to compare it with); a top-level ``games`` is the default (else ``games``).
+    ``ValueError`` names the table and the key."""
     import tomllib
 
     try:
@@ -415,13 +527,12 @@ def load_plan(text: str, games: int) -> list[Configuration]:
     tables = data.get("configuration")
     if not isinstance(tables, list) or not tables:
         raise ValueError("no [[configuration]] table: each lists its bots (and options)")
-    known = {"bots", "options", "games", "name", "study"}
     out = []
     for number, table in enumerate(tables, 1):
         where = f"configuration {number}"
-        unknown = sorted(set(table) - known)
+        unknown = sorted(set(table) - set(PLAN_KEYS))
         if unknown:
-            keys = ", ".join(sorted(known))
+            keys = ", ".join(sorted(PLAN_KEYS))
             raise ValueError(f"{where}: unknown key {unknown[0]!r} (keys: {keys})")
         bots = table.get("bots")
         if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
@@ -432,11 +543,25 @@ def load_plan(text: str, games: int) -> list[Configuration]:
         options = table.get("options", {})
         if not isinstance(options, dict):
             raise ValueError(f"{where}: options must be a table of R23 options")
+        left_out = table.get("without", [])
+        if isinstance(left_out, str):
+            left_out = [left_out]
+        if not isinstance(left_out, list) or not all(isinstance(c, str) for c in left_out):
+            raise ValueError(f"{where}: without must be a list of special cards")
+        texts = {key: table.get(key, "") for key in ("name", "study", "swap", "baseline")}
+        for key, value in texts.items():
+            if not isinstance(value, str):
+                raise ValueError(f"{where}: {key} must be a string, not {value!r}")
         try:
-            out.append(Configuration(tuple(bots), options, count, str(table.get("name", "")),
-                                     str(table.get("study", ""))))  # fmt: skip
+            out.append(Configuration(tuple(bots), options, count, texts["name"], texts["study"],
+                                     texts["swap"], tuple(left_out),
+                                     texts["baseline"]))  # fmt: skip
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
         if any(c.name == out[-1].name for c in out[:-1]):
             raise ValueError(f"{where}: another configuration is named {out[-1].name!r}")
+    for number, configuration in enumerate(out, 1):
+        problem = baseline_problem(configuration, out)
+        if problem:
+            raise ValueError(f"configuration {number}: {problem}")
     return out

@@ -22,8 +22,8 @@ from .options import parse_rule_options
               help="One configuration: these bots, comma-separated (random, medium, "
                    "hard:iterations=200, ...).")  # fmt: skip
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False),
-              default=None, help="A TOML file of [[configuration]] tables (bots, options, "
-              "games, name).")  # fmt: skip
+              default=None, help="A TOML plan of [[configuration]] tables (bots, options, "
+              "games, name, study, swap, without, baseline; see docs/analysis.md).")  # fmt: skip
 @click.option(
     "--levels",
     default="random,easy,medium",
@@ -78,7 +78,8 @@ def analyze(
     --games 20000 --seed 1 --out DIR --json` prints seat_win_rates (index 0: the player who
     started), seat_win_ci95 and no_winner. With --config, the configurations of a TOML
     file. Otherwise the standard study: first-player advantage with 2 to 4 random and medium
-    players, skill against luck, the special cards, and each R23 option.
+    players, skill against luck, each R23 option, and what starting with each special card is
+    worth (the same deals with a plain floor card in its place).
 
     The same seed gives the same games on any number of workers or on Ray. The folder gets
     report.html, report.md, plots/, findings.json and the raw games, turns, holdings and
@@ -95,6 +96,7 @@ def analyze(
         Configuration,
         lineup_configuration,
         load_plan,
+        planned_games,
         run,
         standard_study,
     )
@@ -126,7 +128,10 @@ def analyze(
         hint = "--bots" if bots else "--config" if config_path else "--levels"
         raise click.BadParameter(str(error), param_hint=hint) from None
     out = Path(out_dir)
-    total = sum(c.games for c in configurations)
+    try:
+        total = planned_games(configurations, seed, turn_limit)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--config") from None
     console = Console(stderr=True)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=no_progress) as bar:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 import gotown.analysis.simulation as simulate_module
 from gotown.analysis.findings import mean, proportion, ratio
-from gotown.analysis.games import GameTask, observe_game
+from gotown.analysis.games import SPECIAL_CARDS, GameTask, observe_game
 from gotown.analysis.simulation import (
     Configuration,
     load_plan,
@@ -97,7 +97,10 @@ def test_stored_games_of_another_seed_are_refused(tmp_path: Path) -> None:
 
 def test_the_standard_study_asks_every_question() -> None:
     studies = Counter(c.study for c in standard_study(10))
-    assert studies == {"seat": 6, "skill": 3, "option": 14}
+    assert studies == {"seat": 6, "skill": 3, "option": 14, "card": 24}
+    cards = [c for c in standard_study(10) if c.study == "card"]
+    assert {c.swap for c in cards} == set(SPECIAL_CARDS)
+    assert {c.bots for c in cards} == {("medium",) * players for players in (2, 3, 4)}
     short = [c.bots for c in standard_study(10) if c.options == {"win_floors": 4}]
     assert short == [("random", "random"), ("medium", "medium")]
     pairs = [c.bots for c in standard_study(10, ["hard:iterations=50", "random"])
