@@ -11,6 +11,7 @@ on a certificate of its own for 127.0.0.1 that :attr:`MailServer.client_context`
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import email
 import email.policy
@@ -73,9 +74,9 @@ class _Controller(Controller):
     that the server answers."""
 
     def _trigger_server(self) -> None:
-        assert self.server is not None
+        assert isinstance(self.server, asyncio.Server)
         self.port = self.server.sockets[0].getsockname()[1]
-        super()._trigger_server()
+        super()._trigger_server()  # type: ignore[no-untyped-call]
 
 
 class MailServer:

@@ -115,13 +115,10 @@ def test_a_bad_allow_list_entry_is_named(entry: str) -> None:
 
 def test_a_subscription_is_checked_whole() -> None:
     keys = browser_keys()
-    data = {
-        "endpoint": "https://fcm.googleapis.com/fcm/send/x",
-        "keys": keys,
-        "expirationTime": None,
-    }
+    endpoint = "https://fcm.googleapis.com/fcm/send/x"
+    data = {"endpoint": endpoint, "keys": keys, "expirationTime": None}
     subscription = asyncio.run(check_subscription(data, REAL, DNS))
-    assert subscription == Subscription(data["endpoint"], keys["p256dh"], keys["auth"])
+    assert subscription == Subscription(endpoint, keys["p256dh"], keys["auth"])
     assert Subscription.from_json(subscription.to_json()) == subscription
     with pytest.raises(SubscriptionError, match="not https"):
         asyncio.run(check_subscription({**data, "endpoint": "http://x.org/"}, REAL, DNS))

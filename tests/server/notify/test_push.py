@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from gotown.server.notify.endpoints import (
     DEFAULT_PUSH_SERVICES,
@@ -218,15 +219,12 @@ def test_a_push_service_that_is_down_means_retry(key: VapidKey) -> None:
 def test_a_push_service_that_never_answers_means_retry_after_the_timeout(key: VapidKey) -> None:
     with socket.create_server(("127.0.0.1", 0)) as silent:  # connects, never answers
         port = silent.getsockname()[1]
-        browser = BrowserSubscription("x", f"http://127.0.0.1:{port}/push/x", *_keys_of_a_browser())
+        browser = BrowserSubscription(
+            "x",
+            f"http://127.0.0.1:{port}/push/x",
+            ec.generate_private_key(ec.SECP256R1()),
+            bytes(16),
+        )
         origin = f"http://127.0.0.1:{port}"
         delivery = send(key, browser, [origin], timeout=0.2)
     assert delivery.outcome == Outcome.RETRY and "TimeoutError" in delivery.detail
-
-
-def _keys_of_a_browser() -> tuple[object, bytes]:
-    import secrets
-
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    return ec.generate_private_key(ec.SECP256R1()), secrets.token_bytes(16)
