@@ -13,6 +13,18 @@ language, sends it, and tells what became of it, never raising for a delivery th
 - :mod:`.texts`: the notices' words in eight languages;
 - :mod:`.results`: what became of a delivery, and the back-off before trying again.
 
+How the caller uses it (the settings are :class:`~gotown.server.config.Settings`')::
+
+    key = VapidKey.load_or_create(settings.vapid_key_file)     # at start; the page's key:
+    key.application_server_key                                 # for pushManager.subscribe
+    services = PushServices.from_entries(settings.push_services)
+    subscription = await check_subscription(body, services)     # SubscriptionError: refuse it
+    async with PushSender(key, settings.vapid_contact, services, ttl=settings.push_ttl,
+                          timeout=settings.notify_timeout) as push:
+        delivery = await push.send(subscription, PushMessage.from_notice(notice, lang))
+    if delivery.outcome is Outcome.RETRY:
+        wait = Backoff().delay(attempts, rng, delivery.retry_after)  # None: give up
+
 Its modules are imported one by one (``from gotown.server.notify.push import PushSender``), so
 that reading the settings, which checks the allow-list, loads no HTTP or SMTP client.
 """
