@@ -11,7 +11,7 @@ rotated. The saved model is a bot level afterwards:
     .venv/bin/python examples/train_maskable_ppo.py --minutes 30 --out ppo-gotown.zip \\
         --curve ppo-curve.csv --plot ppo-curve.png --eval-games 400
 
-Needs the rl extra: ``pip install 'gotown[rl]'``.
+Needs the rl extra (``GOTOWN_EXTRAS=rl scripts/bootstrap``, docs/rl.md).
 """
 
 from __future__ import annotations
