@@ -92,6 +92,14 @@ def address_problem(address: str) -> str | None:
     return None
 
 
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
 def _default_port(scheme: str) -> int:
     return 443 if scheme == "https" else 80
 
@@ -120,7 +128,7 @@ class PushServices:
                 if (
                     parts.scheme not in ("http", "https")
                     or not parts.hostname
-                    or port == -1
+                    or port in (-1, 0)
                     or parts.username is not None
                     or parts.path not in ("", "/")
                     or parts.query
@@ -182,6 +190,8 @@ def parse_endpoint(url: object, services: PushServices) -> Endpoint:
         port = parts.port
     except ValueError as exc:
         raise SubscriptionError(f"endpoint {shown!r}: not a URL ({exc})") from None
+    if port == 0:
+        raise SubscriptionError(f"endpoint {shown!r}: port 0")
     scheme, host = parts.scheme.lower(), (parts.hostname or "")
     if not host or scheme not in ("http", "https"):
         raise SubscriptionError(f"endpoint {shown!r}: not an absolute http(s) URL with a host")
@@ -194,14 +204,9 @@ def parse_endpoint(url: object, services: PushServices) -> Endpoint:
         return Endpoint(url, scheme, host, port, as_written=True)
     if scheme != "https":
         raise SubscriptionError(f"endpoint {shown!r}: not https")
-    try:
-        problem = address_problem(host)
-    except ValueError:
-        problem = None  # a name, not an address
-    else:
-        raise SubscriptionError(
-            f"endpoint {shown!r}: {host} is {problem or 'an IP address, not a push service'}"
-        )
+    if _is_address(host):
+        problem = address_problem(host) or "an IP address, not a push service"
+        raise SubscriptionError(f"endpoint {shown!r}: {host} is {problem}")
     if not HOST_NAME.fullmatch(host):
         raise SubscriptionError(f"endpoint {shown!r}: {host!r} is not a host name")
     if not services.allows_name(host):

@@ -63,6 +63,8 @@ def test_the_real_push_services_are_allowed() -> None:
         ("https://user:pw@fcm.googleapis.com/x", "a user name or password in the URL"),
         ("https://fcm.googleapis.com/x#frag", "a fragment"),
         ("https://fcm.googleapis.com:99999/x", "not a URL"),
+        ("https://fcm.googleapis.com:0/x", "port 0"),
+        ("https://[fe80::1%25eth0]/x", "is a link-local address"),
         ("fcm.googleapis.com/fcm/send/x", "not an absolute http(s) URL with a host"),
         ("https:///x", "not an absolute http(s) URL with a host"),
         ("https://fcm.googleapis.com/a b", "a space, control or non-ASCII character"),
@@ -106,7 +108,8 @@ def test_an_origin_entry_allows_that_origin_as_written_and_nothing_else_local() 
 
 
 @pytest.mark.parametrize(
-    "entry", ["ftp://x.org", "http://h/path", "http://u@h:1", "not a name", "-bad.org", ""]
+    "entry",
+    ["ftp://x.org", "http://h/path", "http://u@h:1", "http://h:0", "not a name", "-bad.org", ""],
 )
 def test_a_bad_allow_list_entry_is_named(entry: str) -> None:
     with pytest.raises(ValueError, match=r"is neither a host name nor an origin|is not an origin"):
