@@ -48,7 +48,8 @@ def swap_focus(game: Game, card: str, seed: int, index: int) -> int | None:
     """The seat whose copies of ``card`` a ``swap`` replaces in game ``index``: one of the
     seats holding the card when turn 1 begins, at random (seeded by the game); None when no
     seat holds it (the swap changes nothing: the game is not played)."""
-    holders = [s for s, hand in enumerate(game.to_position()["hands"]) if card in hand]
+    kind = CODES.index(card)
+    holders = [s for s, hand in enumerate(game.plain().hands) if hand[kind]]
     if not holders:
         return None
     rng = random.Random(hashed_seed(f"gotown study swap: seed {seed}, game {index}, {card}"))
