@@ -7,6 +7,7 @@ one; legends stay outside the data.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,7 @@ def _changes(figure: Figure, panels: Sequence[tuple[str, str, Sequence[Row]]]) -
             if found["mean"] is not None and found["n"] >= MIN_N:
                 _interval(axes, y, found, scale, "C0")
         axes.axvline(0, color="grey", lw=1)
-        axes.set_title(title, fontsize=9)
+        axes.set_title("\n".join(textwrap.wrap(title, 34)), fontsize=9)
         axes.set_xlabel(AXES[measure], fontsize=8)
         axes.tick_params(labelsize=8)
     first = axes_list[0]
@@ -129,7 +130,8 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
     figure, axes = plt.subplots(figsize=(8, 1.2 + 0.32 * len(ended)), layout="constrained")
     for row, f in enumerate(ended):
         for offset, key, colour in ((-0.15, "stalemates", "C3"), (0.15, "at_turn_limit", "C7")):
-            _interval(axes, row + offset, f[key], 100.0, colour)
+            if f[key]["n"] >= MIN_N:
+                _interval(axes, row + offset, f[key], 100.0, colour)
     axes.set_yticks(range(len(ended)), [f["name"] for f in ended], fontsize=7)
     axes.set_ylim(len(ended) - 0.5, -0.5)
     axes.set_xlabel("share of the games, %")

@@ -11,7 +11,7 @@ import pytest
 from gotown.analysis.findings import MIN_N, card_findings, findings, holm, luck_share
 from gotown.analysis.games import ObservedGame
 from gotown.analysis.reporting import headlines, percent, sections
-from gotown.analysis.simulation import Configuration, frames
+from gotown.analysis.simulation import Configuration, frames, load_plan
 
 LINEUP = Configuration(("random", "medium"), games=4)
 
@@ -191,3 +191,17 @@ def test_no_share_is_shown_on_fewer_than_the_minimum() -> None:
     assert MIN_N == 30
     assert percent({"rate": 1.0, "ci95": [0.2, 1.0], "n": 1}) == "too few (n=1)"
     assert percent({"rate": 0.5, "ci95": [0.32, 0.68], "n": 30}).startswith("50.0% (32.0 to 68.0")
+
+
+def test_a_plan_without_study_keys_compares_an_option_with_its_baseline() -> None:
+    plan = load_plan(
+        'games = 40\n[[configuration]]\nbots = ["easy", "easy"]\n'
+        '[[configuration]]\nbots = ["easy", "easy"]\noptions = { bone_targets = "any" }\n'
+        '[[configuration]]\nname = "other"\nbots = ["easy", "medium"]\n'
+        'options = { bone_targets = "any" }\nbaseline = "2 players: easy, easy"\n',
+        10,
+    )
+    observed = [g for c in plan for g in _games(c, [0, 1] * 20, [5] * 40)]
+    (group,) = findings(plan, frames(observed))["comparisons"]
+    assert (group["kind"], group["baseline"]) == ("option", plan[0].name)
+    assert [r["name"] for r in group["rows"]] == [plan[1].name, "other"]
