@@ -52,7 +52,7 @@ def test_play_with_friends_shows_the_invitation_and_each_seat_its_own_link(
     errors = watch_errors(anna)
     anna.goto(server_url + "/")
     anna.fill("#name", "Anna")
-    anna.click("#play-friends")
+    anna.click("#play-friends-2")
     anna.wait_for_function(  # the invitation and its QR code at once
         "(() => { const q = document.querySelector('#qr'); "
         "return q && q.complete && q.naturalWidth > 0; })()"
@@ -211,6 +211,7 @@ def test_a_notice_leaves_with_its_turn_and_covers_nothing(
     page = context.new_page()
     page.goto(created["play_url"])
     page.wait_for_selector("#status")
+    app = page.locator("#app").bounding_box()
     page.evaluate(
         """() => {
         const table = gotown.table();
@@ -222,9 +223,9 @@ def test_a_notice_leaves_with_its_turn_and_covers_nothing(
     )
     page.wait_for_selector("#toast.info:not([hidden])")
     assert en["log_milkshake_tyou"].split("{actor}")[1] in (page.text_content("#toast") or "")
-    # In the page's flow: the table starts below it, nothing lies under it.
+    # It floats over the top bar: the table has not moved, and lies below it.
     toast = page.locator("#toast").bounding_box()
-    app = page.locator("#app").bounding_box()
+    assert page.locator("#app").bounding_box() == app
     assert toast is not None and app is not None and app["y"] >= toast["y"] + toast["height"]
     page.evaluate(
         """() => {

@@ -26,8 +26,10 @@ export const tokens = {
   set(gameId, token) { try { localStorage.setItem("gotown.token." + gameId, token); } catch (e) { /* private mode */ } },
 };
 
-/* A seat's own link, to continue on another device (as the API's play_url). */
-export const seatUrl = (gameId, token) => location.origin + "/g/" + gameId + "#t=" + token;
+/* A seat's own link, to continue on another device (as the API's play_url): at the address
+   the server gives its links (the lobby's, as its invitation), not the one this page was
+   opened at (127.0.0.1 opens on no other device). */
+export const seatUrl = (lobby, token) => lobby.watch_url.replace(/\/w\/[^/]*$/, "/g/" + lobby.game_id) + "#t=" + token;
 
 /* The server's facts the page offers (/api/meta): bot levels, the R23 options and what a joker
    stands for (R5). The page states none of them itself: without the server it offers none. */

@@ -86,6 +86,12 @@ export function pictogram(code, cls = "pict") {
   return s("svg", { viewBox: "0 0 48 48", class: cls, "aria-hidden": "true", focusable: "false" }, draw ? draw() : []);
 }
 
+/* A 6 (or a 9) is underlined, as on real cards, so that the corner turned upside down reads
+   right: a bar under the digit, from x1 to x2 at y (in the digit's own orientation). */
+const UPSIDE_DOWN_TWINS = ["6", "9"];
+const underline = (code, x1, x2, y, width) => (UPSIDE_DOWN_TWINS.includes(code)
+  ? s("path", { d: `M${x1} ${y} H${x2}`, class: "underline", stroke: "#fff", "stroke-width": width, "stroke-linecap": "round" }) : null);
+
 /* A floor card's face (a joker's with `value`, what it stands for in a floor). */
 export function numberFace(code, value = null) {
   const joker = code === "?";
@@ -96,8 +102,12 @@ export function numberFace(code, value = null) {
     s("path", { d: "M4 51 H50", stroke: "#fffaf0", "stroke-width": 1.5, opacity: 0.7 }),
     ...windows,
     s("text", { x: 6, y: 15, class: "corner" }, code),
-    s("text", { x: 42, y: 80, class: "corner", transform: "rotate(180 45.5 75.7)" }, code),  // (turned about its own middle)
+    underline(code, 6.5, 12.5, 18, 1.6),
+    s("g", { transform: "rotate(180 45.5 75.7)" },  // (turned about its own middle)
+      s("text", { x: 42, y: 80, class: "corner" }, code),
+      underline(code, 42.5, 48.5, 83, 1.6)),
     s("text", { x: 27, y: 46, class: "big", "text-anchor": "middle" }, code),
+    underline(code, 20, 34, 48.5, 2.6),
     joker && value !== null && value !== "?" ? s("text", { x: 25, y: 79, class: "stands", "text-anchor": "middle" }, "=" + value) : null);
 }
 

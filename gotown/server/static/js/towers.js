@@ -67,7 +67,9 @@ export function seatBox(seat, st, ui) {
       h("span", {}, t("pending_milkshakes") + ": " + v.milkshakes[seat])) : null,
     v.donut && playing ? h("span", { class: "badge truck", id: "donut", title: t("donut_on_table") }, pictogram("donut-truck", "pict small"),
       h("span", { class: "sr-only" }, t("donut_on_table"))) : null);
-  const hand = h("span", { class: "hand-size" }, seat === me ? null : backCard({ "aria-hidden": "true" }), t("hand_size") + ": " + v.hand_sizes[seat]);
+  // (On a phone the words go, for screen readers only: the card's back says it.)
+  const hand = h("span", { class: "hand-size" }, seat === me ? null : backCard({ "aria-hidden": "true" }),
+    h("span", { class: "hand-size-words" }, t("hand_size") + ": "), String(v.hand_sizes[seat]));
   return h("div", { class: "seatbox" + (playing ? " active" : "") + (seat === me ? " me" : "") + (lead ? " leader" : ""), "data-seat": seat },
     h("div", { class: "seathead" },
       h("span", { class: "who" }, h("span", { class: "seatname", title: name }, name), seat === me ? h("span", {}, "(" + t("you") + ")") : null),

@@ -49,6 +49,16 @@ export function buttonText(a, state) {
   return t("btn_" + a.type, p);
 }
 
+/* Where a move goes: for one of several moves of the same card that differ only by that (a
+   thief for each opponent, a dog for each floor), whose button then says only this. */
+export function whereText(a, state) {
+  const floor = t("floor_n", { n: (a.floor ?? 0) + 1 });
+  const own = a.target === undefined || a.target === null || a.target === state.seat;
+  if (a.type === "dog" && own) return floor;
+  const who = seatName(state.lobby, a.target, state.seat);
+  return a.type === "dog" || a.type === "bone" ? who + " · " + floor : who;
+}
+
 /* The log: one line per event (another seat's draws in a row are one line). A line may say
    `cls: "turn"` (a turn's header), `own` (the viewer's own draw), `aimed` (aimed at the
    viewer), `say` (a header a screen reader should hear), and `event` (its first event's
@@ -92,26 +102,18 @@ export function eventLines(events, state) {
     } else if (e.type === "reshuffle") {
       push({ text: t("log_reshuffle", { count: e.count ?? e.cards ?? "" }) });
     } else if (e.type === "end") {
-      const nobody = e.reason === "turn-limit" ? t("log_end_turn_limit") : t("log_end_nowinner");
+      const nobody = e.reason === "stalemate" ? t("log_end_stalemate") : e.reason === "turn-limit" ? t("log_end_turn_limit") : t("log_end_nowinner");
       push({ cls: "turn", say: true, text: e.winner === null ? nobody : t(e.winner === viewer ? "log_end_you" : "log_end", { actor: P(e.winner) }) });
     }
   }
   return lines;
 }
 
-/* How the game ended: "win" or "turn-limit" (the end event says; an older view without it:
-   no winner at the turn limit). */
-export function endReason(v) {
-  const end = (v.events || []).filter((e) => e.type === "end").pop();
-  if (end && end.reason) return end.reason;
-  if (v.winner !== null) return "win";
-  const limit = v.options && v.options.turn_limit;
-  return limit && v.turn >= limit ? "turn-limit" : null;
-}
-
+/* How a game over ended, in words: its view's `reason` ("win", "stalemate" (R20b) or
+   "turn-limit" (R23)). */
 export function outcomeText(v, lobby, me) {
   if (v.winner !== null && v.winner !== undefined) return v.winner === me ? t("you_won") : t("winner_is", { actor: seatName(lobby, v.winner, me) });
-  return endReason(v) === "turn-limit" ? t("over_turn_limit") : t("over_nowinner");
+  return v.reason === "stalemate" ? t("over_stalemate") : v.reason === "turn-limit" ? t("over_turn_limit") : t("over_nowinner");
 }
 
 function chosenLimit(options, meta) {

@@ -1,5 +1,6 @@
 /* The home page: "Play now" (you against one medium bot), "Play with friends" (a table for
-   two, its invitation shown at once), and the full form (seats, levels, R23 options), folded. */
+   2, 3 or 4, chosen in the same tap, its invitation shown at once), and the full form (seats,
+   levels, R23 options), folded. */
 import { $, h, store } from "../dom.js";
 import { LANGS, chooseLang, errorText, lang, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
@@ -96,8 +97,10 @@ export function renderHome(app, ctx) {
     h("div", { class: "quick" },
       h("button", { type: "button", class: "primary big", id: "play-now", onclick: () => start([{ kind: "human" }, { kind: "bot", level: "medium" }]) },
         h("strong", {}, t("play_now")), h("span", {}, t("play_now_help"))),
-      h("button", { type: "button", class: "big", id: "play-friends", onclick: () => start([{ kind: "human" }, { kind: "human" }]) },
-        h("strong", {}, t("play_friends")), h("span", {}, t("play_friends_help"))),
+      h("div", { class: "big friends", id: "play-friends", role: "group", "aria-labelledby": "play-friends-title", "aria-describedby": "play-friends-help" },
+        h("strong", { id: "play-friends-title" }, t("play_friends")), h("span", { id: "play-friends-help" }, t("play_friends_help")),
+        h("div", { class: "row" }, ...[2, 3, 4].map((n) => h("button", { type: "button", id: "play-friends-" + n,
+          onclick: () => start(Array.from({ length: n }, () => ({ kind: "human" }))) }, t("play_friends_n", { n }))))),
       h("button", { type: "button", class: "big", id: "learn", onclick: () => ctx.navigate("/learn") },
         h("strong", {}, t("learn")), h("span", {}, t("learn_help")))),
     custom);

@@ -7,8 +7,9 @@ import { h, store } from "../dom.js";
 import { errorText, lang, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
 import { useText } from "../cards.js";
-import { toast } from "../notices.js";
-import { buttonText, usesOf } from "../words.js";
+import { clearNotices, toast } from "../notices.js";
+import { fitTable } from "../fit.js";
+import { usesOf } from "../words.js";
 import { listenTargets, markTargets } from "../targets.js";
 import { drawGame } from "./table-view.js";
 
@@ -17,7 +18,7 @@ export class Lesson {
     Object.assign(this, { app, meta: ctx.meta, navigate: ctx.navigate });
     // What the table's drawing asks of its owner (as the replay page gives it).
     Object.assign(this, { selected: [], hints: null, prevFloors: {}, replay: false, spectator: false, gameId: "lesson", token: null,
-      logKeep: null, drawerOpen: false, optionsOpen: false });
+      logKeep: null, drawerOpen: false, optionsOpen: false, lesson: true });
     this.lessons = null; this.step = null; this.state = null; this.done = false; this.finished = false;
     this.feedback = null; this.busy = false; this.closed = false; this.told = null;
     this.stage = h("div", { id: "lesson-table" });
@@ -43,6 +44,8 @@ export class Lesson {
 
   show(data, feedback = null) {
     const changed = !this.step || this.step.lesson !== data.lesson;
+    // A notice belongs to its step: a new step (or another lesson) takes it away.
+    if (changed || this.step.step !== data.step) clearNotices();
     if (this.state && !changed) this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
     else this.prevFloors = {};
     this.step = data; this.state = data.state; this.selected = []; this.hints = null; this.feedback = feedback;
@@ -81,6 +84,7 @@ export class Lesson {
     if (st.legal !== this.state.legal) for (const el of holder.querySelectorAll("#hand-panel > p.help")) el.remove();
     this.stage.replaceChildren(holder);
     app.replaceChildren(panel, this.stage);
+    fitTable(this.stage);
     if (!this.done && !this.finished) { markTargets(this.stage, st, this); this.mark(); }
     // The keyboard stays where it was, or goes on to what the step needs next.
     const keep = focusId && document.getElementById(focusId);
@@ -110,10 +114,9 @@ export class Lesson {
       if (el && !this.selected.includes(i)) el.classList.add("lesson-pick");
     }
     // Of the buttons the chosen cards offer, the step's move is the main one (and marked).
-    const said = buttonText(move, this.state);
     for (const b of this.stage.querySelectorAll("#actions .act:not(#end-turn)")) {
-      b.classList.toggle("primary", b.textContent === said);
-      b.classList.toggle("lesson-pick", b.textContent === said);
+      b.classList.toggle("primary", b.dataset.move === want);
+      b.classList.toggle("lesson-pick", b.dataset.move === want);
     }
   }
 

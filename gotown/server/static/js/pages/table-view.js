@@ -9,7 +9,7 @@ import { backCard, cardClass, cardEl, isNumber, miniCard, useText } from "../car
 import { copyText, toast } from "../notices.js";
 import { seatBox } from "../towers.js";
 import { markTargets } from "../targets.js";
-import { buttonText, contains, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf } from "../words.js";
+import { buttonText, contains, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf, whereText } from "../words.js";
 import { settingsPanel } from "../settings.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
@@ -32,28 +32,32 @@ export function drawGame(app, st, ui) {
   // A replay shows a past turn: it is nobody's to play now, the viewer's included.
   const mine = v.active === me && !v.over && !ui.replay;
   // (Not a live region itself: the table is rebuilt at every change, and a region that is
-  // replaced is not reliably read out. #announce, which stays, says what changed.)
-  const status = h("div", { class: "status" + (mine ? " mine" : ""), id: "status" },
+  // replaced is not reliably read out. #announce, which stays, says what changed.) The page's
+  // main heading, where the page has no other (a replay and a lesson have theirs).
+  const status = h(ui.replay || ui.lesson ? "div" : "h1", { class: "status" + (mine ? " mine" : ""), id: "status" },
     v.over ? t("game_over") : mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) }));
   // (The table page keeps its log as the game goes on: eventlog.js.)
   const lines = ui.eventLog ? ui.eventLog.linesFor(st) : eventLines(v.events, st);
   const recent = v.over ? [] : recentLines(lines);
   const strip = h("div", { class: "strip", id: "strip" }, status,
     recent.length ? h("ul", { class: "lastmove", id: "last-move" }, ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text))) : null);
-  const board = h("section", { class: "board", "aria-label": t("table") });
+  // (style.css lays the board out by the number of seats: one screen, opponents around.)
+  const board = h("section", { class: "board seats-" + v.players + (me === null ? " watching" : ""), "aria-label": t("table") });
   const side = h("aside", { class: "side", "aria-label": t("log") });
+  const notes = h("div", { class: "notes" });
   board.append(strip);
-  if (ui.spectator && !v.over) board.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
-  if (v.over) board.append(endPanel(st, ui));
+  if (ui.spectator && !v.over) notes.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
+  if (v.over) notes.append(endPanel(st, ui));
   if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
-    board.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + ui.gameId + "/reclaim", {}, ui.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
+    notes.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + ui.gameId + "/reclaim", {}, ui.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
   }
-  // Two whole rounds of nothing but ended turns: say that a game can get stuck for good (the
-  // page cannot tell whether it is: that depends on hands it does not see). Not to a player
-  // who can play now: for them the game is plainly not stuck.
+  // Two whole rounds of nothing but ended turns in a game that goes on: say that somebody can
+  // still play (where nobody ever could, the game ends by itself, R20b). Not to a player who
+  // can play now: they know it.
   const still = v.over ? 0 : st.frozen_turns || 0; // the engine's count (View.frozen_turns)
   const canPlay = (st.legal || []).some((a) => a.type !== "end-turn");
-  if (still >= 2 * v.players && !canPlay) board.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
+  if (still >= 2 * v.players && !canPlay) notes.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
+  if (notes.firstChild) board.append(notes);
   // Opponents across the top, in play order from the viewer's left; the viewer's own tower large.
   const order = Array.from({ length: v.players }, (_, k) => (k + (me ?? -1) + 1) % v.players).filter((x) => x !== me);
   // (On a laptop, a table seen from the viewer's seat: the next player on the left, the piles
@@ -72,7 +76,7 @@ export function drawGame(app, st, ui) {
   options.addEventListener("toggle", () => { ui.optionsOpen = options.open; });
   const drawer = h("details", { class: "drawer panel", id: "log-drawer", open: ui.drawerOpen !== false },
     h("summary", {}, t("log")), log, options, ui.replay ? null : settingsPanel(),
-    ui.replay || me === null || v.over ? null : seatLinkEl(ui),
+    ui.replay || me === null || v.over ? null : seatLinkEl(ui, lobby),
     h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
   drawer.addEventListener("toggle", () => { ui.drawerOpen = drawer.open; });
   side.append(drawer);
@@ -114,14 +118,14 @@ function pilesEl(v, ui) {
   if (top) top.setAttribute("aria-hidden", "true");
   return h("div", { class: "pile" },
     h("span", { id: "turn", class: "turn-count" }, turnText(v, ui.meta)),
-    h("span", { class: "drawpile", id: "draw-pile" }, backCard({ "aria-hidden": "true" }), h("span", { id: "draw-size" }, t("draw_pile") + ": " + v.draw_size)),
+    h("span", { class: "drawpile", id: "draw-pile" }, backCard({ "aria-hidden": "true" }), h("span", { id: "draw-size" }, h("span", { class: "pile-words" }, t("draw_pile") + ": "), String(v.draw_size))),
     h("span", { class: "discardpile", id: "discard-pile" }, top, discard));
 }
 
 /* This seat's own link (to continue on another device): private, like a key. Its QR code is
    drawn when asked for (the encoder loads then, not with the table). */
-function seatLinkEl(ui) {
-  const url = seatUrl(ui.gameId, ui.token);
+function seatLinkEl(ui, lobby) {
+  const url = seatUrl(lobby, ui.token);
   const code = h("code", { id: "seat-url" }, url);
   const qrBox = h("div", { class: "qr-box" });
   const box = h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
@@ -176,24 +180,34 @@ export function handPanel(st, ui) {
   const suggested = matching.findIndex((a) => hintKeys.has(JSON.stringify(a)));
   const main = suggested >= 0 ? suggested : 0;  // the suggested move, when it is one of them
   // The main (filled) button is the first move the selected cards make; ending the turn,
-  // which cannot be taken back, is the main one only when nothing else can be done.
+  // which cannot be taken back, is the main one only when nothing else can be done. Several
+  // moves of one card that differ only by where they go say only where (short buttons that
+  // share a row); each button's name, and its title, is the whole move.
+  const onlyWhere = matching.length > 1 && matching[0].type !== "build" && matching.every((a) => a.type === matching[0].type);
   matching.forEach((a, k) => {
-    actions.append(h("button", { class: "act" + (k === main ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k, "data-type": a.type, onclick: () => ui.act(a) }, buttonText(a, st)));
+    const said = buttonText(a, st);
+    actions.append(h("button", { class: "act" + (k === main ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k,
+      "data-type": a.type, "data-move": JSON.stringify(a), "aria-label": onlyWhere ? said : null, title: onlyWhere ? said : null, onclick: () => ui.act(a) },
+    onlyWhere ? whereText(a, st) : said));
   });
   const endTurn = legal.find((a) => a.type === "end-turn");
   if (endTurn) actions.append(h("button", { class: "act" + (legal.length === 1 ? " primary" : "") + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => ui.act(endTurn) }, t("btn_end-turn")));
   // Two numbers that are no floor: say the sum, and what a floor needs (R5).
   const sum = sel.length === 2 && sel.every(isNumber) ? Number(sel[0]) + Number(sel[1]) : null;
   const nothing = sum !== null && sum !== 9 ? t("no_floor_sum", { a: sel[0], b: sel[1], sum }) : t("no_action_for_selection");
-  panel.append(h("p", { class: "help", id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : nothing) : t("select_cards")), actions);
-  const hintRow = h("div", { class: "row" }, h("button", { id: "hint", onclick: () => ui.hint() }, t("hint")));
+  // The moves and the hint flow together (style.css): one block of buttons under the hand.
+  const hintRow = h("div", { class: "hint-row" }, h("button", { id: "hint", onclick: () => ui.hint() }, t("hint")));
+  // (No card to choose when none can be played: only "End turn".)
+  const choose = legal.some((a) => a.type !== "end-turn") ? t("select_cards") : null;
+  panel.append(h("p", { class: "help" + (matching.length ? " pick" : ""), id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : nothing) : choose),
+    h("div", { class: "moves" }, actions, hintRow));
   if (ui.hints && ui.hints.length) {
     const pct = Math.round(ui.hints[0].win_probability * 100);
     hintRow.append(h("span", { id: "hint-text" }, t("hint_says", { action: buttonText(ui.hints[0].action, st) })));
     // The chances of the suggested move (the chances panel's bar, when shown, is the
     // position's): said apart, so that two bars do not read as one number twice.
-    panel.append(hintRow, h("div", { class: "field", id: "hint-chance" }, h("span", {}, t("hint_chance", { p: pct })), meter(pct, t("hint_chance", { p: pct }))));
-  } else panel.append(hintRow);
+    panel.append(h("div", { class: "field", id: "hint-chance" }, h("span", {}, t("hint_chance", { p: pct })), meter(pct, t("hint_chance", { p: pct }))));
+  }
   return panel;
 }
 
@@ -243,5 +257,5 @@ export function drawLobby(app, st, ui) {
         h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
         /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
     h("h2", {}, t("seats")), seats, optionsSummary(lobby.options, lobby, ui.meta),
-    mySeat !== null ? seatLinkEl(ui) : null));
+    mySeat !== null ? seatLinkEl(ui, lobby) : null));
 }

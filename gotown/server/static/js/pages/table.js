@@ -10,6 +10,7 @@ import { EventLog } from "../eventlog.js";
 import { drawGame, drawLobby, meter } from "./table-view.js";
 import { listenTargets, markTargets } from "../targets.js";
 import { animate, snapshot, stillMotion } from "../motion.js";
+import { fitTable } from "../fit.js";
 
 function showOffline(lost) {
   let el = document.getElementById("offline");
@@ -269,7 +270,7 @@ export class Table {
     const before = fresh.some((e) => e.type === "action" || e.type === "stolen") && !stillMotion() ? snapshot(app) : null;
     app.replaceChildren();
     if (st.status === "lobby") drawLobby(app, st, this);
-    else drawGame(app, st, this);
+    else { drawGame(app, st, this); fitTable(app); }
     const v = st.view;
     const myTurn = v && !v.over && st.seat !== null && v.active === st.seat && st.lobby.seats[st.seat].kind === "human";
     document.title = myTurn ? "● " + t("your_turn") + " – GoTown" : "GoTown";
