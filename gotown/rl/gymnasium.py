@@ -39,7 +39,8 @@ from .encoding import (
     play_index,
     returns,
 )
-from .pettingzoo import ILLEGAL_CHOICES, RENDER_MODES, render
+from .pettingzoo import ILLEGAL_CHOICES
+from .render import RENDER_MODES, render
 
 #: Deals a reset tries before it gives up on reaching a turn of the learner.
 _DEALS = 100
@@ -70,7 +71,7 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
     ) -> None:
         super().__init__()
         if render_mode not in (None, *RENDER_MODES):
-            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
+            raise ValueError(f"render_mode {render_mode!r} is not None or one of {RENDER_MODES}")
         if illegal not in ILLEGAL_CHOICES:
             raise ValueError(f"illegal={illegal!r} is not one of {', '.join(ILLEGAL_CHOICES)}")
         options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
@@ -174,10 +175,11 @@ class GoTownEnv(gymnasium.Env[np.ndarray, np.int64]):
         """The legal actions now, as booleans (sb3-contrib's MaskablePPO calls this)."""
         return self._mask().view(bool)
 
-    def render(self) -> str | None:
-        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
-        is shown (R22)."""
-        return render(self.game, self.render_mode)
+    def render(self) -> str | np.ndarray | None:
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it) or as an
+        image (``"rgb_array"``, the learner's seat marked; for ``RecordVideo``): no hand is
+        shown (R22)."""
+        return render(self.game, self.render_mode, me=self.seat)
 
     def _play_bots(self) -> None:
         game = self.game

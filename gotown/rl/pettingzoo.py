@@ -45,10 +45,7 @@ from .encoding import (
     play_index,
     returns,
 )
-
-#: ``"ansi"`` returns the public table as text, ``"human"`` prints it.
-RENDER_MODES = ("ansi", "human")
-
+from .render import RENDER_MODES, render
 
 #: What an illegal action does: ``"lose"`` (PettingZoo's convention) or ``"raise"``.
 ILLEGAL_CHOICES = ("lose", "raise")
@@ -102,7 +99,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name fo
     def __init__(self, players: int = 2, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
         if render_mode not in (None, *RENDER_MODES):
-            raise ValueError(f"render_mode {render_mode!r} is not None, 'ansi' or 'human'")
+            raise ValueError(f"render_mode {render_mode!r} is not None or one of {RENDER_MODES}")
         options.setdefault("turn_limit", DEFAULT_TURN_LIMIT)
         self.options = Options.from_json(options)
         Game.new(players, 0, self.options)  # refuses bad players and options now, not at reset
@@ -188,45 +185,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo's name fo
             return None
         return str(IllegalActionError(*game.why_illegal(engine_action)))
 
-    def render(self) -> str | None:
-        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it): no hand
-        is shown (R22)."""
+    def render(self) -> str | np.ndarray | None:
+        """The public table as text (``render_mode="ansi"``; ``"human"`` prints it) or as an
+        image (``"rgb_array"``, :func:`gotown.rl.render.render_image`): no hand is shown
+        (R22)."""
         return render(self.game, self.render_mode)
 
     def close(self) -> None:
         pass
-
-
-def render(game: Game, mode: str | None) -> str | None:
-    """What ``render()`` gives in ``mode``: the text, printed for "human"."""
-    if mode is None:
-        return None
-    text = render_text(game)
-    if mode == "human":
-        print(text)
-        return None
-    return text
-
-
-#: The first line of a finished game's text, by how it ended (formatted with the winner).
-_ENDED = {
-    Termination.WIN: "seat {} won",
-    Termination.STALEMATE: "stalemate, no winner (R20b)",
-    Termination.TURN_LIMIT: "turn limit reached",
-}
-
-
-def render_text(game: Game) -> str:
-    """The public view as a few lines of text: turn, towers, hand sizes, piles."""
-    view = game.public_view()
-    lines = [f"turn {view.turn}, seat {view.active} to play"]
-    outcome = game.outcome()
-    if outcome is not None:
-        lines[0] = f"turn {view.turn}: " + _ENDED[outcome.reason].format(outcome.winner)
-    for seat in range(view.players):
-        floors = " ".join("+".join(floor) for floor in view.towers[seat]) or "-"
-        extra = " milkshake" * view.milkshakes[seat]
-        lines.append(f"seat {seat}: {view.hand_sizes[seat]} cards, tower {floors}{extra}")
-    donut = ", donut truck on the table" if view.donut else ""
-    lines.append(f"draw pile {view.draw_size}, discard pile {len(view.discard)}{donut}")
-    return "\n".join(lines)

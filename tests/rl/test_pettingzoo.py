@@ -19,7 +19,8 @@ from gotown.engine import (
     Outcome,
 )
 from gotown.rl import engine_to_action
-from gotown.rl.pettingzoo import env, raw_env, render_text
+from gotown.rl.pettingzoo import env, raw_env
+from gotown.rl.render import render_text
 
 from .helpers import random_positions, with_hidden_cards_changed
 
@@ -209,7 +210,7 @@ def test_bad_players_and_options_are_refused_when_the_environment_is_made() -> N
     with pytest.raises(InvalidOptionsError, match="unknown option"):
         raw_env(players=2, dogs=3)
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(players=2, render_mode="rgb_array")
+        raw_env(players=2, render_mode="video")
 
 
 def test_pettingzoo_render_test_passes() -> None:
