@@ -165,7 +165,8 @@ def describe_action(
     if kind == "super-thief":
         return "super-thief: take a random card from every opponent"
     if kind == "milkshake":
-        return f"milkshake for {_who(target, me, names)} (skips their next turn)"
+        whose = "your" if target == me else "their"
+        return f"milkshake for {_who(target, me, names)} (skips {whose} next turn)"
     if kind == "donut-truck":
         return "donut truck: take another turn after this one"
     return "end the turn"
@@ -204,7 +205,7 @@ def describe_event(event: Event, view: View, names: Sequence[str]) -> str | None
         return f"The discard pile ({event.count} cards) was shuffled into the draw pile."
     if kind == "end":
         if event.winner is None:
-            return "The game ended at the turn limit, with no winner (R23)."
+            return NO_WINNER[event.reason or "turn-limit"][1]
         if event.winner == me:
             return "You won!"
         return f"{names[event.winner]} won."
@@ -218,13 +219,47 @@ def _a(code: str) -> str:
     return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
 
 
+#: How a game with no winner ended, by the engine's reason (a view's or an end event's): a few
+#: words for a title, and a sentence a child can follow. An older record's end, with no
+#: reason, was the turn limit (the only way before R20b).
+NO_WINNER = {
+    "stalemate": (
+        "stuck: no winner, R20b",
+        "The game is stuck: nobody can play a card or draw one any more, so it ends with no "
+        "winner (R20b).",
+    ),
+    "turn-limit": (
+        "turn limit: no winner, R23",
+        "The game ended at the turn limit, with no winner (R23).",
+    ),
+}
+
+
 def outcome_text(view: View, names: Sequence[str]) -> str:
-    """Who won, in words, for a finished game."""
+    """How a finished game ended, in words: who won, or why nobody did."""
     if view.winner is None:
-        return "The game ended at the turn limit, with no winner (R23)."
+        return NO_WINNER[view.reason or "turn-limit"][1]
     if view.winner == view.seat:
         return f"You won, with {len(view.towers[view.winner])} floors!"
     return f"{names[view.winner]} won, with {len(view.towers[view.winner])} floors."
+
+
+def result_text(winner: int | None, reason: str | None, names: Sequence[str]) -> str:
+    """How a game ended in a few words, for a title: ``Ann won``, or why nobody did."""
+    if winner is None:
+        return NO_WINNER[reason or "turn-limit"][0]
+    return f"{names[winner]} won"
+
+
+def hands_text(view: View, names: Sequence[str]) -> str:
+    """Every hand at the end of the game, laid down for all to see (R22); "" before it."""
+    if view.hands is None:
+        return ""
+    shown = [
+        f"{names[seat]}: {', '.join(card_name(c) for c in hand) or 'no card'}"
+        for seat, hand in enumerate(view.hands)
+    ]
+    return "Hands at the end: " + "; ".join(shown) + "."
 
 
 def reader_language(environ: Mapping[str, str] | None = None) -> str:

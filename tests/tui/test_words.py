@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from gotown.engine import Action, Game, Options
+from dataclasses import replace
+
+from gotown.engine import Action, Event, Game, Options
 from gotown.tui import words
 
 
@@ -78,3 +80,34 @@ def test_the_rules_screen_gives_each_card_its_worked_example_after_its_rule():
     rule = blocks.index("- Milk-shake : offrez-le à un adversaire ; il passera son prochain tour.")
     assert blocks[rule + 1].startswith("Exemple : vous offrez un milk-shake à Ben.")
     assert sum(block.startswith("Exemple : ") for block in blocks) == 11
+
+
+def test_r18_a_milkshake_skips_the_turn_of_the_one_who_gets_it():
+    game = Game.new(players=3, seed=4, options=Options(first_player=0))
+    shake = Action.milkshake(target=1)
+    names = ["Ann", "Bob", "Cy"]
+    said = {seat: words.describe_action(shake, game.view(seat), names, actor=0, now=False)
+            for seat in (0, 1, 2)}  # fmt: skip
+    assert said[0] == "milkshake for Bob (skips their next turn)"
+    assert said[1] == "milkshake for you (skips your next turn)"
+    assert said[2] == said[0]
+
+
+def test_a_game_without_a_winner_says_why_by_its_reason():
+    """R20b and R23 each in their own words; an older end with no reason was the turn limit
+    (the only way to end without a winner before R20b)."""
+    names = ["Ann", "Bob"]
+    view = Game.new(players=2, seed=1).view(0)
+    stuck = replace(view, over=True, reason="stalemate")
+    assert words.outcome_text(stuck, names) == words.NO_WINNER["stalemate"][1]
+    assert (
+        "stuck" in words.NO_WINNER["stalemate"][1] and "(R20b)" in words.NO_WINNER["stalemate"][1]
+    )
+    limit = replace(view, over=True, reason="turn-limit")
+    assert words.outcome_text(limit, names).endswith("turn limit, with no winner (R23).")
+    for reason, (title, sentence) in words.NO_WINNER.items():
+        end = Event("end", winner=None, reason=reason)
+        assert words.describe_event(end, view, names) == sentence
+        assert words.result_text(None, reason, names) == title
+    assert words.describe_event(Event("end"), view, names) == words.NO_WINNER["turn-limit"][1]
+    assert words.result_text(1, "win", names) == "Bob won"
