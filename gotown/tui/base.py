@@ -6,6 +6,8 @@ no game of its own, only what is picked and how much of the log is written.
 
 from __future__ import annotations
 
+import os
+
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -35,10 +37,13 @@ class TableApp(App[None]):
     picked: reactive[tuple[int, ...]] = reactive(())
 
     def __init__(self) -> None:
-        super().__init__()
+        # NO_COLOR: Textual's own filter for it turns colours into greys unless the app draws in
+        # the terminal's ANSI colours; then it leaves no colour at all (no-color.org).
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self._logged = 0
         self._log_seat: int | None = -1
         self._hand_shown: tuple[str, ...] = ()
+        self._hands_logged = False
 
     # -- what subclasses provide ----------------------------------------------------------
     def current_view(self) -> View:
@@ -72,6 +77,11 @@ class TableApp(App[None]):
         )
         yield Footer()
 
+    def on_mount(self) -> None:
+        # The log stays at its newest line when it grows shorter (more actions listed below
+        # it), until the person scrolls it back.
+        self.query_one(RichLog).anchor()
+
     def watch_picked(self) -> None:
         self.show()
 
@@ -98,12 +108,14 @@ class TableApp(App[None]):
         actions = matching(legal, [shown[i] for i in picked])
         self.query_one(ActionList).show(actions, view, names)
         frozen = 0 if view.over else view.frozen_turns
-        if frozen >= 2 * view.players and all(a.type == "end-turn" for a in legal):
-            # Two whole rounds of nothing but ended turns, as the web table says it (not to a
-            # seat that can play: for it the game is plainly not stuck).
+        if frozen >= 2 * view.players and view.is_my_turn and legal == (Action.end_turn(),):
+            # Two whole rounds of nothing but ended turns, said to the seat that can only end
+            # its own (for one that can play the game is plainly not stuck). Nobody drew
+            # meanwhile, so were nobody able to play either, the game would be over (R20b).
             self.say(
-                f"Nobody has played or drawn a card for {frozen} turns. If every hand is full "
-                "(8 cards draw nothing, R7b) and nobody can play, the game can never end.",
+                f"Nobody has played or drawn a card for {frozen} turns, but someone could still "
+                "play, so the game goes on (it ends by itself, with no winner, only when nobody "
+                "can ever play again: R20b).",
                 refused=True,
             )
         elif picked and view.is_my_turn and all(a.type == "end-turn" for a in actions):
@@ -113,7 +125,10 @@ class TableApp(App[None]):
         self.write_log(view, names)
 
     def status_line(self, view: View, names: list[str]) -> str:
-        if view.over:
+        if view.over:  # (the header holds about 50 characters: no winner in a few words)
+            if view.winner is None:
+                result = words.result_text(None, view.reason, names)
+                return result[0].upper() + result[1:]
             return words.outcome_text(view, names)
         who = "your turn" if view.is_my_turn else f"{names[view.active]}'s turn"
         return f"Turn {view.turn}: {who}"
@@ -147,6 +162,23 @@ class TableApp(App[None]):
     def restart_log(self) -> None:
         """A new game: the log starts again at its next drawing."""
         self._log_seat = -1
+        self._hands_logged = False
+
+    def show_end(self, after: str) -> None:
+        """The end of the game: every hand laid down in the log, once (R22: once the game is
+        over, hands may be shown), and how it ended with ``after`` (what the keys do now)."""
+        view = self.current_view()
+        names = self.seat_names()
+        if not self._hands_logged:
+            self._hands_logged = True
+            self.query_one(RichLog).write(words.hands_text(view, names))
+        self.say(f"{words.outcome_text(view, names)} {after}")
+        self.refresh_bindings()
+
+    def focus_actions(self) -> None:
+        """The keys go to the action list (Up, Down, Enter play), unless a move is being typed."""
+        if self.focused is not self.query_one("#command", Input):
+            self.query_one(ActionList).focus()
 
     def say(self, text: str, refused: bool = False) -> None:
         message = self.query_one("#message", Static)

@@ -9,7 +9,9 @@ move prints why, with its rule, and asks again. Bots play at once.
 
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
@@ -40,6 +42,33 @@ class PersonLeftError(Exception):
     """The person left: ``quit``, or the end of the input."""
 
 
+def terminal_width(out: TextIO) -> int | None:
+    """The width to wrap lines at: a terminal's (else it breaks words where its edge falls), and
+    none for a file or a pipe, where a program reads whole lines."""
+    return shutil.get_terminal_size().columns if out.isatty() else None
+
+
+def wrapped(text: str, width: int | None) -> str:
+    """``text`` with each line broken between words to fit ``width`` columns; an indented line
+    (an item of a list) goes on two spaces further in. A word longer than a line stays whole."""
+    if width is None:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip())]
+        more = indent + "  " if indent else ""
+        found = textwrap.wrap(line, width, subsequent_indent=more, break_long_words=False,
+                              break_on_hyphens=False)  # fmt: skip
+        lines += found or [""]
+    return "\n".join(lines)
+
+
+def end_lines(view: View, names: list[str]) -> list[str]:
+    """The end of a game: the table, every hand laid down (R22), and how it ended."""
+    table = board_text(view, names, pointer="> ").plain
+    return [table, words.hands_text(view, names), words.outcome_text(view, names)]
+
+
 class PlainSeat:
     """One person's seat, line by line: what happened, the table on their turn, and their
     answer read as an action (or a command: help, rules, discard, hint, quit)."""
@@ -48,17 +77,19 @@ class PlainSeat:
         self.out = out
         self.names = names
         self.logged = 0
+        self.width = terminal_width(out)
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
+        self.out.write(wrapped(text, self.width) + "\n")
         self.out.flush()
 
     def tell_news(self, view: View) -> None:
-        """The events not told yet (R22: as the seat saw them)."""
+        """The events not told yet (R22: as the seat saw them); the end is told by
+        :meth:`show_end`, after the table."""
         if len(view.events) < self.logged:
             self.logged = 0
         for event in view.events[self.logged :]:
-            line = words.describe_event(event, view, self.names)
+            line = event.type != "end" and words.describe_event(event, view, self.names)
             if line:
                 self.say(line)
         self.logged = len(view.events)
@@ -70,8 +101,8 @@ class PlainSeat:
             self.say(f"  {number}. {offered}: {words.describe_action(offered, view, self.names)}")
 
     def show_end(self, view: View) -> None:
-        self.say(board_text(view, self.names, pointer="> ").plain)
-        self.say(words.outcome_text(view, self.names))
+        for line in end_lines(view, self.names):
+            self.say(line)
 
     def ask(
         self,

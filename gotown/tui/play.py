@@ -13,15 +13,13 @@ import time
 
 from textual import work
 from textual.binding import Binding
-from textual.widgets import RichLog
 from textual.worker import get_current_worker
 
 from gotown.engine import Action, GoTownError, View
 
-from . import words
 from .base import TableApp
 from .table import LocalTable
-from .widgets import ActionList, HandOverScreen
+from .widgets import HandOverScreen
 
 
 class PlayApp(TableApp):
@@ -42,7 +40,6 @@ class PlayApp(TableApp):
         self.hot_seat = len(table.people) > 1
         #: The person at the keyboard (their view is shown), None while it is between two.
         self.at_keyboard: int | None = None if self.hot_seat else table.people[0]
-        self._finished = False  # the hands at the end are in the log
 
     def current_view(self) -> View:
         return self.table.view(self.at_keyboard)
@@ -70,6 +67,8 @@ class PlayApp(TableApp):
         """Show the game and set its next step going: a bot's action, a hand-over, the end."""
         table = self.table
         if table.is_over:
+            if self.hot_seat:  # everyone looks at the end: the table as all may see it
+                self.at_keyboard = None
             self.show()
             self.finish()
             return
@@ -84,7 +83,7 @@ class PlayApp(TableApp):
                 )
                 return
             self.show()
-            self.query_one(ActionList).focus()
+            self.focus_actions()
             return
         if self.hot_seat:
             self.at_keyboard = None  # the keyboard is between two people: no hand shown
@@ -115,27 +114,15 @@ class PlayApp(TableApp):
         self.advance()
 
     def finish(self) -> None:
-        """Who won; every hand laid down (R22: once the game is over, hands may be shown);
-        the record saved when asked."""
-        view = self.current_view()
-        names = self.table.names
-        log = self.query_one(RichLog)
-        hands = [
-            f"{names[s]}: {', '.join(words.card_name(c) for c in self.table.view(s).hand or ())}"
-            for s in range(view.players)
-        ]
-        if not self._finished:
-            self._finished = True
-            log.write("Hands at the end: " + "; ".join(hands) + ".")
-        text = words.outcome_text(view, names) + " Press r for a rematch, q to quit."
+        """How the game ended, every hand laid down; the record saved when asked."""
+        after = "Press r for a rematch, q to quit."
         if self.save_path:
             try:
                 self.table.save(self.save_path)
-                text += f" Saved to {self.save_path}."
+                after += f" Saved to {self.save_path}."
             except OSError as error:
-                text += f" Could not save to {self.save_path}: {error.strerror}."
-        self.say(text)
-        self.refresh_bindings()
+                after += f" Could not save to {self.save_path}: {error.strerror}."
+        self.show_end(after)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The rematch key is there (and in the footer) once the game is over."""
@@ -169,7 +156,6 @@ class PlayApp(TableApp):
         self.workers.cancel_group(self, "bot")
         self.table = self.table.rematch()
         self.at_keyboard = None if self.hot_seat else self.table.people[0]
-        self._finished = False
         self.restart_log()
         self.picked = ()
         self.say("A new game.")

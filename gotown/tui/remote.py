@@ -246,9 +246,12 @@ class RemoteApp(TableApp):
         if changed:
             self.played()
         self.show()
-        if self.view is not None and self.view.over:
-            self.say(words.outcome_text(self.view, self.seat_names()) + " Press r for a rematch.")
-            self.refresh_bindings()
+        if self.view is None:
+            return
+        if self.view.over:
+            self.show_end("Press r for a rematch.")
+        elif changed and self.view.is_my_turn:
+            self.focus_actions()
 
     @work(group="send")
     async def close_socket(self, socket: Any) -> None:

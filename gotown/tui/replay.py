@@ -19,6 +19,7 @@ from gotown.engine import Action, Game, Record, View
 
 from . import words
 from .base import TableApp
+from .plain import end_lines, terminal_width, wrapped
 from .review import ReviewScreen, review_text
 from .table import load_record
 from .widgets import board_text
@@ -78,13 +79,9 @@ class ReplayApp(TableApp):
     def show(self) -> None:
         super().show()
         self.sub_title = f"Replay, step {self.step} of {len(self.games) - 1}: " + (self.sub_title)
-        game = self.games[self.step]
-        if game.is_over:  # R22: once the game is over, every hand may be shown
-            hands = "; ".join(
-                f"{self.names[s]}: {', '.join(map(words.card_label, game.view(s).hand or ()))}"
-                for s in range(game.players)
-            )
-            self.say(f"Hands at the end: {hands}.")
+        view = self.current_view()
+        if view.over:
+            self.say(words.hands_text(view, self.names))
         else:
             self.say("Right or space: next action. Left: back. Home, End: first, last.")
 
@@ -100,7 +97,8 @@ class ReplayApp(TableApp):
     def action_review(self) -> None:
         """Show the review, computed first (in a thread, a few seconds) when it is not yet."""
         if self.review is not None:
-            self.push_screen(ReviewScreen(self.review, self.names), self.jump)
+            result = result_of(self.games[-1], self.names)
+            self.push_screen(ReviewScreen(self.review, self.names, result), self.jump)
         elif not self._reviewing:
             self._reviewing = True
             self.say("Reviewing the game: a few seconds…")
@@ -116,6 +114,14 @@ class ReplayApp(TableApp):
         self._reviewing = False
         self.show()  # (the message says the keys again)
         self.action_review()
+
+
+def result_of(game: Game, names: list[str]) -> str:
+    """How the replayed game ended, in a few words (:func:`words.result_text`)."""
+    outcome = game.outcome()
+    if outcome is None:  # (a record may stop before the end)
+        return "not finished"
+    return words.result_text(outcome.winner, outcome.reason, names)
 
 
 def review_of(games: list[Game], seat: int | None) -> Review:
@@ -141,12 +147,18 @@ def run_replay(
         ReplayApp(games, review_seat, open_review=show_review or review_seat is not None).run()
         return
     out = stdout or sys.stdout
+    width = terminal_width(out)
     last = games[-1].public_view()
     names = words.seat_names(last.players)
-    for event in last.events:
-        line = words.describe_event(event, last, names)
-        if line:
-            out.write(line + "\n")
-    out.write(board_text(last, names, pointer="> ").plain + "\n")
+    # The end after the table, as a game played --plain ends.
+    lines = [words.describe_event(e, last, names) for e in last.events if e.type != "end"]
+    if last.over:
+        lines += end_lines(last, names)
+    else:
+        lines.append(board_text(last, names, pointer="> ").plain)
     if show_review or review_seat is not None:
-        out.write(review_text(review_of(games, review_seat), names) + "\n")
+        result = result_of(games[-1], names)
+        lines.append(review_text(review_of(games, review_seat), names, result))
+    for line in lines:
+        if line:
+            out.write(wrapped(line, width) + "\n")

@@ -71,10 +71,10 @@ def jumps(review: Review, names: Sequence[str]) -> list[tuple[int, str]]:
     return found
 
 
-def review_text(review: Review, names: Sequence[str], width: int = 72) -> str:
-    """The whole review as plain lines (``--plain``)."""
-    winner = "no winner" if review.winner is None else f"{names[review.winner]} won"
-    lines = [f"Chances to win over {len(review.moments)} actions ({winner}):"]
+def review_text(review: Review, names: Sequence[str], result: str, width: int = 72) -> str:
+    """The whole review as plain lines (``--plain``); ``result``: how the game ended, in a few
+    words."""
+    lines = [f"Chances to win over {len(review.moments)} actions ({result}):"]
     lines += ["  " + line for line in chance_lines(review, names, width - 2)]
     lines.append("Turning points:")
     lines += [f"  {text}" for _, text in jumps(review, names)[: len(review.turning_points)]]
@@ -102,21 +102,18 @@ class ReviewScreen(ModalScreen[int | None]):
     """
     BINDINGS = [Binding("escape,q,v", "dismiss_none", "Back")]
 
-    def __init__(self, review: Review, names: Sequence[str]) -> None:
+    def __init__(self, review: Review, names: Sequence[str], result: str) -> None:
         super().__init__()
         self.review = review
         self.names = list(names)
+        self.result = result
         self.steps = [step for step, _ in jumps(review, names)]
 
     def compose(self) -> ComposeResult:
         width = 74
-        winner = (
-            "no winner" if self.review.winner is None else f"{self.names[self.review.winner]} won"
-        )
+        title = f"Chances to win, {len(self.review.moments)} actions ({self.result})"
         with Vertical(id="review"):
-            yield Static(
-                Text(f"Chances to win, {len(self.review.moments)} actions ({winner})", style="bold")
-            )
+            yield Static(Text(title, style="bold"))
             yield Static(
                 "\n".join(chance_lines(self.review, self.names, width)), id="review-chances"
             )

@@ -68,7 +68,7 @@ def board_text(
         out.append(f" (top: {words.card_name(view.discard[-1])})")
     if view.donut:
         out.append("  Donut truck on the table", style="bold cyan")
-    out.append("\nFloors count from 0. +D: guard dog. ?=n: joker as n.", style="dim")
+    out.append("\nFloors from 0. +D: guard dog. ?=n: joker as n.", style="dim")
     return out
 
 
@@ -132,7 +132,10 @@ def matching(legal: Sequence[Action], picked: Sequence[str]) -> list[Action]:
 
 
 class ActionList(OptionList):
-    """The actions the picked cards allow, each with its target, in words and in notation."""
+    """The actions the picked cards allow, each with its target, in words and in notation.
+
+    When they are more than the rows it has, its bottom edge says that more are below (or
+    above), in words: a scrollbar alone is easy to miss, and without colour it is blank."""
 
     class Chosen(Message):
         def __init__(self, action: Action) -> None:
@@ -148,6 +151,27 @@ class ActionList(OptionList):
         )
         if actions:
             self.highlighted = 0
+        self.call_after_refresh(self.show_more)
+
+    def show_more(self) -> None:
+        """Say on the bottom edge which way the actions not in sight are (nothing when all
+        are)."""
+        below = self.scroll_y < self.max_scroll_y
+        above = self.scroll_y > 0
+        self.set_class(below or above, "more")
+        if below:
+            self.border_subtitle = "▼ more actions below: Down to see them"
+        elif above:
+            self.border_subtitle = "▲ more actions above: Up to see them"
+        else:
+            self.border_subtitle = ""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.show_more()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_more)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 from click.testing import CliRunner
 
 from gotown.cli import main
 from gotown.engine import Record
+from gotown.tui import words
+from gotown.tui.plain import HELP, play_plain
+from gotown.tui.table import Setup
 
 
 def test_plain_plays_a_whole_game_from_standard_input(tmp_path):
@@ -134,3 +138,64 @@ def test_plain_rules_follow_the_chosen_language():
     assert "Chien de garde" in result.output and "Super-voleur" in result.output
     refused = CliRunner().invoke(main, ["play", "--plain", "--lang", "ja"])
     assert refused.exit_code == 2 and "--lang" in refused.output
+
+
+def test_r20b_plain_says_a_stalemate_in_words_after_the_table_with_every_hand(tmp_path):
+    """Seed 102 against easy, answering 1 (the first action) each time: both hands fill up with
+    cards that can do nothing, and the game ends with no winner (R20b). After the table, every
+    hand is laid down (R22) and the end is said once, in plain words."""
+    save = tmp_path / "game.json"
+    result = CliRunner().invoke(
+        main, ["play", "--plain", "--seed", "102", "--bots", "easy", "--save", str(save)],
+        input="1\n" * 100,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    game = Record.from_json(json.loads(save.read_text())).replay()
+    assert game.outcome() == (None, "stalemate")  # (the deal still ends so)
+    last = result.output.split("Your move: ")[-1].splitlines()
+    assert last[0] == "You ended the turn."
+    assert last[1].startswith("  You ") and last[-4].startswith("Floors from 0.")  # the table
+    hands = [", ".join(map(words.card_name, game.view(seat).hand or ())) for seat in (0, 1)]
+    assert last[-3] == f"Hands at the end: You: {hands[0]}; Easy bot: {hands[1]}."
+    assert last[-2] == (
+        "The game is stuck: nobody can play a card or draw one any more, so it ends with no "
+        "winner (R20b)."
+    )
+    assert last[-1] == f"Saved to {save}."
+    assert result.output.count("(R20b)") == 1 and "turn limit" not in result.output
+
+
+def test_plain_tells_you_whose_turn_a_milkshake_skips():
+    """Easy bot 1 gives you a milkshake on turn 2 of this deal: it skips your turn (R18)."""
+    result = CliRunner().invoke(
+        main, ["play", "--plain", "--seed", "7", "--players", "4", "--bots", "easy"],
+        input="1\n" * 4 + "quit\n",
+    )  # fmt: skip
+    assert "Easy bot 1: milkshake for you (skips your next turn) (milkshake@0)." in result.output
+    assert "for you (skips their" not in result.output
+
+
+class Terminal(io.StringIO):
+    """Standard output as a terminal (that wraps what is too long for it where its edge is)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_plain_breaks_its_lines_between_words_to_fit_the_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    out = Terminal()
+    code = play_plain(Setup(seed=7, bots=("easy",)), stdin=io.StringIO("rules\nquit\n"),
+                      stdout=out)  # fmt: skip
+    assert code == 1
+    said = out.getvalue().replace("Your move: ", "\n")  # (what is typed ends the prompt's line)
+    assert max(len(line) for line in said.splitlines()) <= 40
+    flowing = " ".join(said.split())
+    assert " ".join(HELP.split()) in flowing  # every word whole, in order
+    rules = words.rules_text(None, "en")
+    assert " ".join(rules.split()) in flowing
+    assert "  wrecking-ball@1  destroy seat 1's top\n    floor, dog or not (R15)" in said
+
+    piped = io.StringIO()  # a program reading the lines: whole lines, as they are
+    play_plain(Setup(seed=7, bots=("easy",)), stdin=io.StringIO("quit\n"), stdout=piped)
+    assert HELP in piped.getvalue().splitlines()[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -12,7 +13,7 @@ from gotown.tui.play import PlayApp
 from gotown.tui.table import LocalTable, Setup
 from gotown.tui.widgets import ActionList, HandOverScreen, TextScreen
 
-from .helpers import screen_text, wait_until
+from .helpers import log_text, message_text, screen_codes, screen_text, table_at, wait_until
 
 pytestmark = pytest.mark.anyio
 SIZE = (80, 24)
@@ -259,27 +260,149 @@ def test_r2_pair_colours():
     assert len({styles[low] for low in "1234"}) == 4
 
 
-async def test_a_stuck_game_is_said_to_be_so():
-    """Two full hands that make no floor and play nothing (R5, R21) draw nothing (R7b): after
-    two rounds of ended turns the screen says the game may never end, as the web table does."""
-    from gotown.engine import CODES, COPIES, Game
+#: Two full hands (R7b: 8 cards draw nothing) that make no floor and play nothing (R5, R21).
+STUCK = [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 4]
 
-    hands = [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 4]
-    draw = [c for c, n in zip(CODES, COPIES, strict=True) for _ in range(n)]
-    for card in hands[0] + hands[1]:
-        draw.remove(card)
-    position = Game.new(players=2, seed=1, options={"first_player": 0}).to_position()
-    position.update(hands=hands, draw=draw)
-    table = LocalTable(Setup(seed=1))
-    table.game = Game.from_position(position)
+
+async def test_r20b_a_stalemate_ends_the_game_in_words_with_every_hand_laid_down():
+    """When the turn ends nothing can ever change: the game is over with no winner (R20b), and
+    the screen says why in plain words, naming the rule, with every hand shown (R22)."""
+    table = table_at(Setup(seed=1), hands=STUCK, draw=["8"])
     app = PlayApp(table, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
-        for round_ in range(3):
-            await wait_until(pilot, lambda: table.active == 0)
+        await pilot.pause()
+        await pilot.press("enter")  # the one action offered: end the turn
+        await wait_until(pilot, lambda: table.is_over)
+        await pilot.pause()
+        assert table.game.outcome().reason == "stalemate"
+        stuck = "The game is stuck: nobody can play a card or draw one any more, so it ends "
+        assert message_text(app).startswith(stuck + "with no winner (R20b). Press r for a rematch")
+        header = screen_text(app).splitlines()[0]
+        assert "GoTown — Stuck: no winner, R20b" in header
+        assert log_text(app).endswith(
+            "You ended the turn. " + stuck + "with no winner (R20b). Hands at the end: "
+            "You: 1, 1, 1, 1, 2, 2, 2, 2; Medium bot: 3, 3, 3, 3, 4, 4, 4, 4."
+        )
+        assert "turn limit" not in screen_text(app) + log_text(app)
+
+
+async def test_turns_only_ended_while_someone_could_play_are_said_to_go_on():
+    """Ann can only end her turns; Bob could steal-build from her tower (R11) and ends his too;
+    nobody draws with 8 cards (R7b). That is no stalemate (R20b): after two rounds Ann is told
+    the game goes on, Bob (who can play) is not."""
+    ann, bob = STUCK[0], ["3"] * 3 + ["4"] * 4 + ["bone"]  # 3@0: Bob's 3 takes Ann's 6
+    table = table_at(Setup(people=2, names=("Ann", "Bob"), seed=1), hands=[ann, bob],
+                     towers=[[["3", "6"]], []], draw=["8"])  # fmt: skip
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        for turn in range(6):  # Ann, Bob, Ann, Bob, Ann (after two rounds), Bob
             await pilot.pause()
-            said = "Nobody has played or drawn a card for" in screen_text(app)
-            assert said == (round_ == 2)
+            await pilot.press("space")  # the hand-over screen
+            await pilot.pause()
+            said = message_text(app)
+            if turn == 4:
+                assert said == (
+                    "Nobody has played or drawn a card for 4 turns, but someone could still "
+                    "play, so the game goes on (it ends by itself, with no winner, only when "
+                    "nobody can ever play again: R20b)."
+                )
+            else:
+                assert "Nobody has played" not in said, turn
             app.query_one("#command").focus()
-            before = table.game.version
             await pilot.press(*"end", "enter")
-            await wait_until(pilot, lambda before=before: table.game.version > before + 1)
+            await wait_until(pilot, lambda turn=turn: table.game.turn == turn + 2)
+        assert not table.is_over
+
+
+async def test_hot_seat_end_names_the_winner_and_lays_every_hand_down():
+    """Two people at one keyboard: the end is for both to see, so it names who won (not "You")
+    and shows both hands (R22)."""
+    tower = [["6", "3"] for _ in range(4)]
+    table = table_at(Setup(people=2, names=("Ann", "Bob"), seed=1),
+                     hands=[["1", "8", "dog"], ["5"]], towers=[tower, []], draw=["7"])  # fmt: skip
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space")  # Ann takes the keyboard
+        await pilot.pause()
+        app.query_one("#command").focus()
+        await pilot.press(*"1+8", "enter")
+        await wait_until(pilot, lambda: table.is_over)
+        await pilot.pause()
+        assert table.game.outcome().winner == 0
+        text = screen_text(app)
+        assert "GoTown — Ann won, with 5 floors." in text
+        assert message_text(app).startswith("Ann won, with 5 floors. Press r for a rematch")
+        log = log_text(app)
+        assert log.endswith("Ann built a floor 1+8. Ann won. Hands at the end: Ann: Guard dog; "
+                            "Bob: 5.")  # fmt: skip
+        assert "You" not in text + log and "(you)" not in text
+
+
+async def test_four_players_at_80x24_see_every_action_or_a_sign_of_more():
+    """With four seats the board is tall; the six actions offered are all in sight, "end" with
+    them. When more are offered than fit, the list says so; End brings the last (end the turn)
+    into sight, and Enter plays it."""
+    others = [["5"], ["2", "7"], ["8", "1"]]  # each can lose a card to a thief (R16)
+    table = table_at(Setup(players=4, seed=1), hands=[["1", "3", "7", "7", "thief"], *others],
+                     towers=[[], [], [["2", "7"]], [["8", "1"]]], draw=["6"])  # fmt: skip
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        legal = table.legal(0)
+        assert len(legal) == 6
+        for action in legal:
+            said = words.describe_action(action, table.view(0), table.names)
+            assert f"{action!s:<16} {said}" in text
+        assert "more actions" not in text
+
+    many = ["1", "8", "2", "7", "?", "thief", "milkshake"]
+    table = table_at(Setup(players=4, seed=1), hands=[many, *others], draw=["6"])
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert len(table.legal(0)) == 13
+        text = screen_text(app)
+        assert "▼ more actions below: Down to see them" in text
+        assert "end the turn" not in text
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "end              end the turn" in text
+        assert "▲ more actions above: Up to see them" in text and "below" not in text
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: table.game.actions != [])
+        assert table.game.actions[0].type == "end-turn"
+
+
+async def test_no_color_means_no_colour_at_all(monkeypatch):
+    """NO_COLOR (no-color.org): not one colour code, greys included; the action Enter plays is
+    still plain to see (underlined), and so is the typing cursor (reversed)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(table, speed=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        rows = screen_codes(app)
+        allowed = {"", "0", "1", "2", "3", "4", "7", "9", "39", "49"}  # styles, default colours
+        for row in rows:
+            for codes in re.findall(r"\x1b\[([0-9;]*)m", row):
+                assert set(codes.split(";")) <= allowed, (codes, row)
+
+        def style_of(text: str, rows: list[str]) -> list[str]:
+            """The style codes just before ``text`` on the screen."""
+            pattern = r"\x1b\[([0-9;]*)m" + re.escape(text)
+            found = [m.group(1) for r in rows if (m := re.search(pattern, r))]
+            assert found, text
+            return found[0].split(";")
+
+        offered = app.query_one(ActionList)
+        assert app.focused is offered and offered.highlighted == 0
+        first, second = (str(offered.get_option_at_index(i).prompt) for i in (0, 1))
+        assert "4" in style_of(first, rows) and "4" not in style_of(second, rows)
+        await pilot.press("slash")
+        await pilot.pause()
+        prompt = [row for row in screen_codes(app) if "ype a move (3+6" in row]
+        assert "7" in style_of("t", prompt)  # the cursor, on the prompt's first letter
+        assert "7" not in style_of("ype a move", prompt)

@@ -13,10 +13,14 @@ import pytest
 from live_server import serving
 from websockets.asyncio.client import connect
 
+from gotown.engine import Action
 from gotown.server.config import Settings
-from gotown.tui.remote import LinkError, RemoteApp, take_seat
+from gotown.tui import words
+from gotown.tui.remote import LinkError, RemoteApp, play_remote_plain, take_seat
+from gotown.tui.table import LocalTable, Setup
+from gotown.tui.widgets import ActionList
 
-from .helpers import screen_text, wait_until
+from .helpers import log_text, message_text, screen_text, wait_until
 
 SIZE = (80, 24)
 
@@ -299,3 +303,132 @@ async def test_plain_mode_comes_back_when_the_connection_drops(server_url):
     assert "Web ended the turn." in said
     assert said.count("You ended the turn.") == 1  # the events held were not sent again
     assert said.count("Turn 2: ") == 1
+
+
+@pytest.mark.anyio
+async def test_the_keys_go_to_the_action_list_at_the_first_turn(server_url):
+    """Up, Down, End and Enter choose and play an action from the first turn on, as at a table
+    of one's own, with nothing typed or clicked before, wherever the keys were until then (in
+    a real terminal, not on the list: the pilot's app gives it them as it starts)."""
+    created = create_game(server_url, first_player=1)
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    browser = BrowserSeat(server_url, created)
+    listening = asyncio.create_task(browser.run())
+    app = RemoteApp(seat)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            app.set_focus(None)  # before the server's first state
+            await wait_until(pilot, lambda: app.view is not None and app.view.is_my_turn)
+            await pilot.pause()
+            assert app.focused is app.query_one(ActionList)
+            await pilot.press("down", "end", "enter")  # End: the last offered, end the turn
+            await wait_until(pilot, lambda: (1, {"type": "end-turn"}) in browser.actions_seen())
+    finally:
+        listening.cancel()
+
+
+def stalemate_moves() -> list[tuple[int, Action]]:
+    """The moves of a game that ends stuck (R20b), each with its seat: seed 102, seat 0 playing
+    its first legal action each time and easy at seat 1 (the game of test_plain's)."""
+    table = LocalTable(Setup(seed=102, bots=("easy",)))
+    moves = []
+    while not table.is_over:
+        seat = table.active
+        action = table.bot_choice(seat) if seat else table.legal(0)[0]
+        moves.append((seat, action))
+        table.play(seat, action)
+    assert table.game.outcome() == (None, "stalemate")
+    return moves
+
+
+async def play_browser_moves(server_url: str, created: dict[str, Any],
+                             moves: list[tuple[int, Action]]) -> None:  # fmt: skip
+    """Seat 0's moves, each sent on the browser's socket once the game has come to it."""
+    browser = BrowserSeat(server_url, created)
+    done = 0  # the actions played so far (each state holds the events not sent before)
+    sent = -1  # the version the last move was made on (a state may come twice at one)
+    async with connect(browser.url) as ws:
+        await ws.send(json.dumps({"token": browser.token}))
+        async for text in ws:
+            state = json.loads(text).get("state")
+            if not state or not state["view"]:
+                continue
+            done += sum(e["type"] == "action" for e in state["view"]["events"])
+            if state["view"]["over"]:
+                return
+            mine = done < len(moves) and moves[done][0] == 0 and state["view"]["active"] == 0
+            if mine and state["version"] != sent:
+                sent, action = state["version"], moves[done][1].to_json()
+                await ws.send(json.dumps({"type": "action", "version": state["version"],
+                                          "action": action}))  # fmt: skip
+
+
+def stalemate_game(server_url: str) -> dict[str, Any]:
+    body = {"seats": [{"kind": "human"}, {"kind": "human"}], "name": "Web", "seed": 102}
+    response = httpx2.post(f"{server_url}/api/games", json=body)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def reached(app: RemoteApp, index: int) -> bool:
+    """Whether it is the terminal's turn after ``index`` actions of the game."""
+    view = app.view
+    if view is None or not view.is_my_turn:
+        return False
+    return sum(e.type == "action" for e in view.events) == index
+
+
+STUCK = (
+    "The game is stuck: nobody can play a card or draw one any more, so it ends with no winner "
+    "(R20b)."
+)
+
+
+@pytest.mark.anyio
+async def test_r20b_a_stalemate_at_a_server_table_is_said_with_every_hand(server_url):
+    """The terminal (seat 1) and a browser (seat 0) play a game to a stalemate: the terminal
+    says why nobody won, names R20b, and lays every hand down (R22)."""
+    moves = stalemate_moves()
+    created = stalemate_game(server_url)
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    browser = asyncio.create_task(play_browser_moves(server_url, created, moves))
+    app = RemoteApp(seat)
+    async with app.run_test(size=SIZE) as pilot:
+        for index, (who, action) in enumerate(moves):
+            if who != 1:
+                continue
+            await wait_until(pilot, lambda index=index: reached(app, index))
+            app.query_one("#command").focus()
+            await pilot.press(*str(action), "enter")
+        await wait_until(pilot, lambda: app.view is not None and app.view.over)
+        await pilot.pause()
+        await browser
+        assert app.view.reason == "stalemate"
+        assert message_text(app) == f"{STUCK} Press r for a rematch."
+        assert "GoTown — Stuck: no winner, R20b" in screen_text(app)
+        hands = app.view.hands
+        assert hands is not None
+        laid = "; ".join(
+            f"{name}: {', '.join(words.card_name(c) for c in hand)}"
+            for name, hand in zip(("Web", "Term"), hands, strict=True)
+        )
+        assert log_text(app).endswith(f"{STUCK} Hands at the end: {laid}.")
+
+
+@pytest.mark.anyio
+async def test_r20b_a_stalemate_at_a_server_table_line_by_line(server_url):
+    import io
+
+    moves = stalemate_moves()
+    created = stalemate_game(server_url)
+    seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
+    browser = asyncio.create_task(play_browser_moves(server_url, created, moves))
+    typed = io.StringIO("".join(f"{action}\n" for who, action in moves if who == 1))
+    out = io.StringIO()
+    assert await asyncio.wait_for(play_remote_plain(seat, typed, out), 60) == 0
+    await browser
+    said = out.getvalue().splitlines()
+    assert said[-1] == STUCK and said[-2].startswith("Hands at the end: Web: ")
+    assert said[-3].startswith("Floors from 0.")  # the table, then the hands, then the end
+    assert out.getvalue().count("(R20b)") == 1

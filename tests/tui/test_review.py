@@ -15,7 +15,7 @@ from gotown.tui.replay import ReplayApp, replay_games
 from gotown.tui.review import BARS, ReviewScreen, review_text, sparkline
 from gotown.tui.table import LocalTable, Setup
 
-from .helpers import screen_text, wait_until
+from .helpers import log_text, screen_text, wait_until
 
 SIZE = (80, 24)
 
@@ -83,7 +83,7 @@ def test_plain_replay_prints_the_review_after_the_game(saved: Path) -> None:
     games = replay_games(str(saved))
     record = Record.of(games[-1])
     expected = review(record, 0, iterations=quick_iterations(len(record.actions)))
-    text = review_text(expected, ["Seat 0", "Seat 1"])
+    text = review_text(expected, ["Seat 0", "Seat 1"], "Seat 0 won")
     assert result.output.endswith(text + "\n")
     assert "Chances to win over" in text and "Turning points:" in text
     assert "Seat 0's mistakes:" in text or "Seat 0: no mistakes." in text
@@ -95,3 +95,53 @@ def test_a_review_needs_a_replay_and_a_seat_of_the_game(saved: Path) -> None:
     assert result.exit_code == 2 and "give --replay FILE too" in result.output
     result = runner.invoke(main, ["play", "--replay", str(saved), "--plain", "--review-seat", "3"])
     assert result.exit_code == 2 and "seats 0 to 1 (R1)" in result.output
+
+
+@pytest.fixture(scope="module")
+def stalemate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Seed 102: seat 0 (its first legal action each time) and easy end stuck (R20b)."""
+    table = LocalTable(Setup(seed=102, bots=("easy",)))
+    while not table.is_over:
+        seat = table.active
+        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
+    assert table.game.outcome() == (None, "stalemate")
+    path = tmp_path_factory.mktemp("stalemate") / "game.json"
+    table.save(str(path))
+    return path
+
+
+STUCK = "The game is stuck: nobody can play a card or draw one any more, so it ends with no winner"
+
+
+def test_r20b_a_stalemate_replayed_line_by_line_and_reviewed(stalemate: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["play", "--replay", str(stalemate), "--plain", "--review-seat", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    end = lines.index(f"{STUCK} (R20b).")
+    assert lines[end - 1].startswith("Hands at the end: Seat 0: ")
+    assert lines[end - 2].startswith("Floors from 0.")  # after the table, as a game ends
+    assert lines[end + 1].startswith("Chances to win over ") and lines[end + 1].endswith(
+        " actions (stuck: no winner, R20b):"
+    )
+    assert "turn limit" not in result.output
+
+
+@pytest.mark.anyio
+async def test_r20b_a_stalemate_replayed_full_screen_and_its_review(stalemate: Path) -> None:
+    games = replay_games(str(stalemate))
+    app = ReplayApp(games)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        last = len(games) - 1
+        assert f"step {last} of {last}: Stuck: no winner, R20b" in text
+        assert "Hands at the end: Seat 0: " in text
+        assert STUCK in log_text(app)
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.pause()
+        assert "actions (stuck: no winner, R20b)" in screen_text(app)
