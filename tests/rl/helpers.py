@@ -61,16 +61,22 @@ def with_hidden_cards_changed(game: Game, seat: int, seed: int) -> Game | None:
     return None
 
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_maskable_ppo.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load_example(name: str) -> Any:
+    """The module of ``examples/NAME.py`` (the examples are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example
 
 
 def train_tiny_policy(folder: Path) -> tuple[Path, Path, str]:
     """The example run small, into ``folder``: 2,048 steps against easy, evaluated in 2 games
     against random. Answers the model file, the learning curve and what the run printed."""
-    spec = importlib.util.spec_from_file_location("example_train_maskable_ppo", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_example("train_maskable_ppo")
     model, curve = folder / "ppo.zip", folder / "curve.csv"
     args = ["--steps", "2048", "--envs", "2", "--n-steps", "512", "--batch-size", "128"]
     args += ["--window", "4"]
