@@ -112,3 +112,67 @@ def test_no_serious_violation_on_any_page(browser: Browser, server_url: str, sch
     shot(page, f"web-06-lesson-axe-{scheme}")
     assert not any(found.values()), found
     context.close()
+
+
+def _rules(page: Page, *rules: str) -> list[dict[str, Any]]:
+    """The violations of these axe rules only, whatever their impact."""
+    options = {"runOnly": {"type": "rule", "values": list(rules)}, "resultTypes": ["violations"]}
+    violations: list[dict[str, Any]] = Axe().run(page, options=options).response["violations"]
+    return [{"id": v["id"], "nodes": [n["target"] for n in v["nodes"][:3]]} for v in violations]
+
+
+SIZES = """(selector) => [...document.querySelectorAll(selector)].map((el) => {
+  const r = el.getBoundingClientRect();
+  const what = el.id || el.textContent;
+  return { what, width: r.width, height: r.height, top: Math.round(r.top) };
+})"""
+
+
+def _small(page: Page, selector: str) -> list[dict[str, Any]]:
+    """The tap targets of `selector` smaller than 24 x 24 px (WCAG 2.2 AA)."""
+    sizes: list[dict[str, Any]] = page.evaluate(SIZES, selector)
+    assert sizes, selector
+    return [s for s in sizes if s["width"] < 24 or s["height"] < 24]
+
+
+def test_the_table_and_its_end_have_a_main_heading_and_targets_of_24_px(
+    browser: Browser, server_url: str
+) -> None:
+    """axe's page-has-heading-one on the table and the end of a game, its target-size there and
+    on the rules pages; and the settings' checkboxes and the rules page's language links (all
+    on one line on a phone) measure at least 24 px each way."""
+    context, page = _table(browser, server_url, "light")
+    found = {"table": _rules(page, "page-has-heading-one", "target-size")}
+    page.click("#log-drawer > summary")
+    assert _small(page, "#settings input, #chances-toggle") == []
+    found["table, drawer open"] = _rules(page, "target-size")
+    # The end of a game (turn_limit 1: over when Ada ends her first turn, R23).
+    created = post(
+        server_url,
+        "/api/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 34, "name": "Ada",
+         "options": {"first_player": 0, "turn_limit": 1}},
+    )  # fmt: skip
+    code = created["invite_url"].rsplit("/", 1)[1]
+    post(
+        server_url, f"/api/games/{created['game_id']}/join", {"code": code, "name": "Bo", "seat": 1}
+    )
+    state = get(server_url, f"/api/games/{created['game_id']}/state", created["token"])
+    end = {"version": state["version"], "action": {"type": "end-turn"}}
+    post(server_url, f"/api/games/{created['game_id']}/actions", end, created["token"])
+    page.goto(created["play_url"])
+    page.wait_for_selector("#winner")
+    found["end"] = _rules(page, "page-has-heading-one", "target-size")
+    page.goto(server_url + "/")
+    page.wait_for_selector("#create-title")
+    page.click("#custom-game > summary")
+    assert _small(page, "#opt-short") == []
+    for lang in ("en", "pl"):
+        page.goto(f"{server_url}/rules/{lang}")
+        links = page.evaluate(SIZES, ".topnav a[lang]")
+        assert len(links) == 8 and len({link["top"] for link in links}) == 1, links
+        assert _small(page, ".topnav a[lang]") == [], lang
+        found[f"rules {lang}"] = _rules(page, "target-size")
+    shot(page, "web-rules-languages-phone-pl")
+    assert not any(found.values()), found
+    context.close()
