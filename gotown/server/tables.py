@@ -9,11 +9,14 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
+    Text,
     UniqueConstraint,
     bindparam,
     func,
@@ -54,6 +57,24 @@ class GameRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby | playing | over
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Turn-based tables (services/deadlines.py): the time per turn in seconds (None: live),
+    # what a missed turn does ("bot:LEVEL" or "end"), after how many missed turns in a row the
+    # bot keeps the seat; the turn under way's seat, deadline and reminder.
+    pace: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    on_timeout: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    missed_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    turn_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    deadline_at: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, index=True
+    )
+    deadline_turn: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reminder_at: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, index=True
+    )
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, index=True
+    )
 
 
 class SeatRow(Base):
@@ -67,6 +88,11 @@ class SeatRow(Base):
     level: Mapped[str | None] = mapped_column(String(16), nullable=True)
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    #: The player (services/players.py) whose seat it is, when they sat with their key.
+    player_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    #: Turns in a row whose deadline passed; a bot standing in for this turn only.
+    missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    standin: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class ActionRow(Base):
@@ -78,6 +104,79 @@ class ActionRow(Base):
     seq: Mapped[int] = mapped_column(Integer)  # the game version the action was made on
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class PlayerRow(Base):
+    """A person known by the keys of their devices: a name, no password."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class PlayerKeyRow(Base):
+    """One device's private key of a player (its SHA-256 only), made at the player's creation
+    or by opening a device link (``link_id``)."""
+
+    __tablename__ = "player_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    link_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class DeviceLinkRow(Base):
+    """A private link that gives another device a key of the player, until it is revoked."""
+
+    __tablename__ = "device_links"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class SubscriptionRow(Base):
+    """A device's way to be told of its turns: a Web Push subscription or an e-mail address."""
+
+    __tablename__ = "subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key_id: Mapped[int] = mapped_column(ForeignKey("player_keys.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(8))  # push | email
+    endpoint: Mapped[str | None] = mapped_column(Text, nullable=True)
+    p256dh: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    auth: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    email: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    unsubscribe_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class NoticeRow(Base):
+    """A notice waiting to be sent: at most one per table and seat (a newer one replaces it)."""
+
+    __tablename__ = "notices"
+    __table_args__ = (PrimaryKeyConstraint("game_id", "seat"),)
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # your-turn | reminder | ended
+    turn: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_until: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    sent_to: Mapped[list[int]] = mapped_column(JSON, default=list)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 

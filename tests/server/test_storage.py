@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import event, inspect
+from sqlalchemy import MetaData, Table, event, inspect
 
 from gotown.server.config import SettingError, Settings
 from gotown.server.storage import Store, StoredGame, StoredSeat, stamp_of
-from gotown.server.tables import Base
+from gotown.server.tables import Base, utc_now
 
 
 def _differences(store: Store) -> list[object]:
@@ -34,15 +34,34 @@ def test_migrations_build_the_schema_of_the_models(database_url: str) -> None:
         store.dispose()
 
 
+def _store_as_of_old(store: Store, game: StoredGame) -> None:
+    """Store ``game`` in a database at an older schema: only the columns it has."""
+    metadata = MetaData()
+    games = Table("games", metadata, autoload_with=store.engine)
+    seats = Table("seats", metadata, autoload_with=store.engine)
+    row = {"id": game.id, "players": game.players, "seed": game.seed, "options": game.options,
+           "language": game.language, "invite_code": game.invite_code, "status": game.status,
+           "rematch_of": game.rematch_of, "rematch_id": game.rematch_id,
+           "created_at": utc_now()}  # fmt: skip
+    with store.engine.begin() as conn:
+        conn.execute(games.insert().values(**row))
+        for seat in game.seats:
+            conn.execute(seats.insert().values(
+                game_id=game.id, seat=seat.seat, kind=seat.kind, level=seat.level,
+                name=seat.name, token_hash=seat.token_hash))  # fmt: skip
+
+
 def test_a_database_made_before_migrations_is_adopted(database_url: str) -> None:
     store = Store(database_url)
     try:
-        Base.metadata.create_all(store.engine)
+        store.migrate("0001")  # the schema of those days, made without Alembic's table
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql("DROP TABLE alembic_version")
         game = StoredGame(
             id="g", players=2, seed=1, options={}, language="en", invite_code="c",
             status="lobby", seats=[StoredSeat(0, "human", None, None, None)],
         )  # fmt: skip
-        store.create_game(game)
+        _store_as_of_old(store, game)
         store.migrate()
         assert _differences(store) == []
         loaded = store.load_game("g")
@@ -115,7 +134,7 @@ def test_the_seed_migration_upgrades_a_database_at_0001_keeping_its_games(
             seats=[StoredSeat(0, "human", None, "A", "ha"),
                    StoredSeat(1, "bot", "easy", None, None)],
         )  # fmt: skip
-        store.create_game(old)
+        _store_as_of_old(store, old)
         store.append_action("old", 0, 0, {"type": "end-turn"})
         old.actions = [{"type": "end-turn"}]
         store.migrate()
