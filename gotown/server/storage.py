@@ -9,6 +9,7 @@ worker thread so that the event loop never waits on the database.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,8 +21,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from .storage_people import PlayerStore
+from .storage_turns import TurnRecord, TurnStore, write_turn
 from .tables import (
     CLAIM_SEAT,
+    CLAIM_STANDIN,
     END_GAME,
     INSERT_ACTION,
     STAMP,
@@ -41,6 +45,13 @@ class StoredSeat:
     level: str | None
     name: str | None
     token_hash: str | None
+    #: The player whose seat it is (None: a seat taken without a player's key, or a bot's).
+    player_id: str | None = None
+    #: Turns in a row whose deadline passed (turn-based tables).
+    missed: int = 0
+    #: A bot plays this seat's turn because its deadline passed; the seat is its person's
+    #: again when the turn ends (services/deadlines.py).
+    standin: bool = False
 
     @property
     def is_free(self) -> bool:
@@ -60,12 +71,20 @@ class StoredGame:
     actions: list[dict[str, Any]] = field(default_factory=list)
     rematch_of: str | None = None
     rematch_id: str | None = None
+    #: Turn-based tables: seconds per turn (None: live), what a missed turn does ("end" or
+    #: "bot:LEVEL"), after how many missed turns in a row the bot keeps the seat.
+    pace: int | None = None
+    on_timeout: str | None = None
+    missed_limit: int | None = None
+    #: The deadline of the turn under way (a Unix time; None: none) and that turn's number.
+    deadline: float | None = None
+    deadline_turn: int | None = None
 
 
 #: What a game's record looks like now, in short: status, rematch, number of actions and every
 #: seat (number, kind, level, name, token hash). Equal stamps mean equal records (the rest of a
 #: record never changes), so comparing one with the database tells whether a copy is current.
-SeatStamp = tuple[int, str, str | None, str | None, str | None]
+SeatStamp = tuple[int, str, str | None, str | None, str | None, str | None, bool]
 Stamp = tuple[str, str | None, int, tuple[SeatStamp, ...]]
 
 
@@ -75,7 +94,10 @@ def stamp_of(game: StoredGame) -> Stamp:
         game.status,
         game.rematch_id,
         len(game.actions),
-        tuple((s.seat, s.kind, s.level, s.name, s.token_hash) for s in game.seats),
+        tuple(
+            (s.seat, s.kind, s.level, s.name, s.token_hash, s.player_id, s.standin)
+            for s in game.seats
+        ),
     )
 
 
@@ -92,7 +114,7 @@ class SeatChangedError(ConflictError):
 SQLITE_SYNCHRONOUS = ("full", "normal")
 
 
-class Store:
+class Store(PlayerStore, TurnStore):
     """The database. On SQLite it runs in WAL mode with ``synchronous`` at ``FULL`` by default:
     each commit (one acknowledged action) waits until the log is on disk, so that an action the
     server answered survives an operating-system crash or a power loss, not only a crash of the
@@ -189,6 +211,9 @@ class Store:
                     invite_code=game.invite_code,
                     status=game.status,
                     rematch_of=game.rematch_of,
+                    pace=game.pace,
+                    on_timeout=game.on_timeout,
+                    missed_limit=game.missed_limit,
                 )
             )
             s.flush()
@@ -201,6 +226,7 @@ class Store:
                         level=seat.level,
                         name=seat.name,
                         token_hash=seat.token_hash,
+                        player_id=seat.player_id,
                     )
                 )
 
@@ -223,10 +249,27 @@ class Store:
                 language=row.language,
                 invite_code=row.invite_code,
                 status=row.status,
-                seats=[StoredSeat(r.seat, r.kind, r.level, r.name, r.token_hash) for r in seats],
+                seats=[
+                    StoredSeat(
+                        r.seat,
+                        r.kind,
+                        r.level,
+                        r.name,
+                        r.token_hash,
+                        r.player_id,
+                        r.missed,
+                        r.standin,
+                    )
+                    for r in seats
+                ],
                 actions=[dict(a.action) for a in actions],
                 rematch_of=row.rematch_of,
                 rematch_id=row.rematch_id,
+                pace=row.pace,
+                on_timeout=row.on_timeout,
+                missed_limit=row.missed_limit,
+                deadline=None if row.deadline_at is None else _aware(row.deadline_at).timestamp(),
+                deadline_turn=row.deadline_turn,
             )
 
     def stamp(self, game_id: str) -> Stamp | None:
@@ -241,7 +284,7 @@ class Store:
             first[0],
             first[1],
             int(first[2]),
-            tuple((r[3], r[4], r[5], r[6], r[7]) for r in rows),
+            tuple((r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9])) for r in rows),
         )
 
     def game_id_for_invite(self, code: str) -> str | None:
@@ -334,24 +377,35 @@ class Store:
         *,
         ends: bool = False,
         kind: str | None = None,
+        turn: TurnRecord | None = None,
     ) -> None:
         """Store the action made on version ``seq``, and with ``ends`` (it ended the game) the
         status "over" in the same transaction: both or neither. ConflictError if that version
         is taken; with ``kind`` ("human" or "bot": who made it), SeatChangedError if the seat
         is not of that kind, checked in the same transaction (its row stays locked until the
-        action is stored: a seat taken back at that moment elsewhere waits, then sees it)."""
+        action is stored: a seat taken back at that moment elsewhere waits, then sees it).
+        ``turn``: the turn-based bookkeeping the action causes (:mod:`.storage_turns`), in the
+        same transaction; ``kind`` "standin" is a bot playing a person's timed-out turn."""
         values = {"b_game": game_id, "b_seq": seq, "b_seat": seat, "b_action": action,
                   "b_kind": kind}  # fmt: skip
         try:
             with self._writer, self.engine.begin() as connection:
-                if kind is not None and not connection.execute(CLAIM_SEAT, values).rowcount:
+                claim = CLAIM_STANDIN if kind == "standin" else CLAIM_SEAT
+                if kind is not None and not connection.execute(claim, values).rowcount:
                     raise SeatChangedError(f"seat {seat} is no longer played by a {kind}")
                 # the action first: a taken version fails before the status is set
                 connection.execute(INSERT_ACTION, {**values, "b_created_at": utc_now()})
                 if ends:
                     connection.execute(END_GAME, values)
+                if turn is not None:
+                    write_turn(connection, game_id, turn)
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
+
+
+def _aware(moment: dt.datetime) -> dt.datetime:
+    """A stored time as an aware UTC datetime (SQLite gives back naive ones)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
 
 
 def _not_over(game_id: str) -> Any:

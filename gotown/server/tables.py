@@ -192,6 +192,17 @@ CLAIM_SEAT = (
     )
     .values(kind=bindparam("b_kind"))
 )
+#: A bot standing in for a person whose turn timed out: the seat is still theirs and flagged.
+CLAIM_STANDIN = (
+    update(SeatRow)
+    .where(
+        SeatRow.game_id == bindparam("b_game"),
+        SeatRow.seat == bindparam("b_seat"),
+        SeatRow.kind == "human",
+        SeatRow.standin.is_(True),
+    )
+    .values(standin=True)
+)
 INSERT_ACTION = insert(ActionRow).values(
     game_id=bindparam("b_game"),
     seq=bindparam("b_seq"),
@@ -212,6 +223,8 @@ STAMP = (
         SeatRow.level,
         SeatRow.name,
         SeatRow.token_hash,
+        SeatRow.player_id,
+        SeatRow.standin,
     )
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("b_game"))

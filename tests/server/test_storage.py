@@ -105,8 +105,15 @@ def test_the_stamp_follows_every_write_and_conditional_writes_check_first(
         assert len(set(stamps)) == len(stamps)  # every write changed it
         loaded = store.load_game("s")
         assert loaded is not None and stamp_of(loaded) == stamps[-1]
+        store.link_seat("s", 0, "p1")  # a seat's player is in the stamp too
+        stamps.append(store.stamp("s"))
+        assert stamps[-1] != stamps[-2]
+        loaded = store.load_game("s")
+        assert loaded is not None and stamp_of(loaded) == stamps[-1]
         assert stamps[-1] == (
-            "playing", "r", 1, ((0, "human", None, "A", "ha"), (1, "bot", "easy", "B", "hb"))
+            "playing", "r", 1,
+            ((0, "human", None, "A", "ha", "p1", False),
+             (1, "bot", "easy", "B", "hb", None, False)),
         )  # fmt: skip
     finally:
         store.dispose()

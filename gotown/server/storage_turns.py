@@ -1,0 +1,246 @@
+"""The stored side of turn-based tables: each game's turn under way and its deadline, the
+notices waiting to go out, and how both are claimed so that each fires exactly once.
+
+Every change here is written in the transaction of the action (or the claim) that causes it:
+a turn that begins stores its deadline and its "your turn" notice with the action that began
+it, so that neither can be lost between two writes, whatever happens to the process. A
+deadline or a reminder is claimed by a conditional update (only while it is still the one that
+fell due), and a notice by setting a short claim time: with several processes on one database,
+the first to claim it does the work; the others find nothing to do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy.engine import Connection
+
+from .tables import GameRow, NoticeRow, SeatRow
+
+#: How long a process holds a notice it is sending before another may send it (a process
+#: killed while sending leaves it to the others after this).
+NOTICE_CLAIM_SECONDS = 120.0
+
+
+def moment(seconds: float) -> dt.datetime:
+    """A Unix time as stored: an aware UTC datetime."""
+    return dt.datetime.fromtimestamp(seconds, dt.UTC)
+
+
+def seconds_of(value: dt.datetime) -> float:
+    """A stored time as a Unix time (SQLite gives back naive UTC datetimes)."""
+    return (value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)).timestamp()
+
+
+@dataclass(frozen=True)
+class NoticeDue:
+    """A notice to write: the seat's pending one is replaced by it."""
+
+    seat: int
+    kind: str  # your-turn | reminder | ended
+    turn: int
+    due: float
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What an action leaves for the turn-based bookkeeping, written with it
+    (:func:`write_turn`): the seat whose turn it is now (None once over), the turn's deadline
+    and reminder (None: none), the seats whose stand-in or missed count changes, and the
+    notices it causes."""
+
+    now: float
+    turn_seat: int | None
+    turn: int
+    deadline: float | None = None
+    reminder: float | None = None
+    over: bool = False
+    seats: tuple[tuple[int, int, bool], ...] = ()  # (seat, missed, standin)
+    notices: tuple[NoticeDue, ...] = field(default=())
+
+
+def write_turn(connection: Connection, game_id: str, record: TurnRecord) -> None:
+    """Write ``record`` for ``game_id`` on ``connection`` (inside the caller's transaction)."""
+    values: dict[str, Any] = {
+        "turn_seat": record.turn_seat,
+        "updated_at": moment(record.now),
+        "deadline_at": None if record.deadline is None else moment(record.deadline),
+        "deadline_turn": None if record.deadline is None else record.turn,
+        "reminder_at": None if record.reminder is None else moment(record.reminder),
+    }
+    if record.over:
+        values["finished_at"] = moment(record.now)
+    connection.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+    for seat, missed, standin in record.seats:
+        connection.execute(
+            update(SeatRow)
+            .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            .values(missed=missed, standin=standin)
+        )
+    for notice in record.notices:
+        put_notice(connection, game_id, notice, record.now)
+
+
+def put_notice(connection: Connection, game_id: str, notice: NoticeDue, now: float) -> None:
+    """Make ``notice`` the seat's pending one (at most one per table and seat)."""
+    connection.execute(
+        delete(NoticeRow).where(NoticeRow.game_id == game_id, NoticeRow.seat == notice.seat)
+    )
+    connection.execute(
+        insert(NoticeRow).values(
+            game_id=game_id,
+            seat=notice.seat,
+            kind=notice.kind,
+            turn=notice.turn,
+            due_at=moment(notice.due),
+            attempts=0,
+            claimed_until=None,
+            sent_to=[],
+            created_at=moment(now),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Due:
+    """A deadline or a reminder that fell due: the game, the turn it is for, and when."""
+
+    game_id: str
+    turn: int
+    at: float
+    seat: int | None = None
+
+
+class TurnStore:
+    """The store's queries for deadlines, reminders and notices (mixed into
+    :class:`~gotown.server.storage.Store`, whose engine and write lock they use)."""
+
+    engine: Any
+    _writer: Any
+
+    def due_deadlines(self, now: float, limit: int = 100) -> list[Due]:
+        """Games whose turn's deadline has passed, the earliest first."""
+        query = (
+            select(GameRow.id, GameRow.deadline_turn, GameRow.deadline_at, GameRow.turn_seat)
+            .where(GameRow.status == "playing", GameRow.deadline_at <= moment(now))
+            .order_by(GameRow.deadline_at)
+            .limit(limit)
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        return [Due(r[0], r[1], seconds_of(r[2]), r[3]) for r in rows]
+
+    def due_reminders(self, now: float, limit: int = 100) -> list[Due]:
+        query = (
+            select(GameRow.id, GameRow.deadline_turn, GameRow.reminder_at, GameRow.turn_seat)
+            .where(GameRow.status == "playing", GameRow.reminder_at <= moment(now))
+            .order_by(GameRow.reminder_at)
+            .limit(limit)
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        return [Due(r[0], r[1], seconds_of(r[2]), r[3]) for r in rows]
+
+    def next_moment(self) -> float | None:
+        """The earliest deadline, reminder or notice still to come (None: none)."""
+        queries = [
+            select(GameRow.deadline_at)
+            .where(GameRow.status == "playing", GameRow.deadline_at.is_not(None))
+            .order_by(GameRow.deadline_at)
+            .limit(1),
+            select(GameRow.reminder_at)
+            .where(GameRow.status == "playing", GameRow.reminder_at.is_not(None))
+            .order_by(GameRow.reminder_at)
+            .limit(1),
+            select(NoticeRow.due_at).order_by(NoticeRow.due_at).limit(1),
+        ]
+        found: list[float] = []
+        with self.engine.connect() as connection:
+            for query in queries:
+                value = connection.execute(query).scalar()
+                if value is not None:
+                    found.append(seconds_of(value))
+        return min(found) if found else None
+
+    def claim_reminder(self, due: Due, notice: NoticeDue, now: float) -> bool:
+        """Take the reminder that fell due (only while it is still that turn's) and queue its
+        notice, in one transaction; False when another process took it or the turn moved on."""
+        with self._writer, self.engine.begin() as connection:
+            taken = connection.execute(
+                update(GameRow)
+                .where(
+                    GameRow.id == due.game_id,
+                    GameRow.deadline_turn == due.turn,
+                    GameRow.reminder_at.is_not(None),
+                    GameRow.reminder_at <= moment(now),
+                )
+                .values(reminder_at=None)
+            ).rowcount
+            if taken:
+                put_notice(connection, due.game_id, notice, now)
+            return bool(taken)
+
+    def claim_notices(self, now: float, limit: int = 50) -> list[dict[str, Any]]:
+        """The notices due now, each claimed for :data:`NOTICE_CLAIM_SECONDS` by this call:
+        another process's claim that is still running is left alone."""
+        free = or_(NoticeRow.claimed_until.is_(None), NoticeRow.claimed_until < moment(now))
+        query = (
+            select(NoticeRow)
+            .where(NoticeRow.due_at <= moment(now), free)
+            .order_by(NoticeRow.due_at)
+            .limit(limit)
+        )
+        claimed: list[dict[str, Any]] = []
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).mappings().all()
+        for row in rows:
+            with self._writer, self.engine.begin() as connection:
+                taken = connection.execute(
+                    update(NoticeRow)
+                    .where(_same_notice(row), free)
+                    .values(claimed_until=moment(now + NOTICE_CLAIM_SECONDS))
+                ).rowcount
+            if taken:
+                claimed.append(dict(row))
+        return claimed
+
+    def notice_done(self, notice: dict[str, Any]) -> None:
+        """Forget ``notice`` (sent, or given up); a newer one that replaced it stays."""
+        with self._writer, self.engine.begin() as connection:
+            connection.execute(delete(NoticeRow).where(_same_notice(notice)))
+
+    def notice_later(
+        self, notice: dict[str, Any], due: float, attempts: int, sent_to: Sequence[int]
+    ) -> None:
+        """Try ``notice`` again at ``due`` (unclaimed), keeping to whom it went already."""
+        with self._writer, self.engine.begin() as connection:
+            connection.execute(
+                update(NoticeRow)
+                .where(_same_notice(notice))
+                .values(
+                    due_at=moment(due),
+                    attempts=attempts,
+                    claimed_until=None,
+                    sent_to=list(sent_to),
+                )
+            )
+
+    def pending_notices(self, game_id: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as connection:
+            query = select(NoticeRow).where(NoticeRow.game_id == game_id)
+            return [dict(row) for row in connection.execute(query).mappings().all()]
+
+
+def _same_notice(row: Any) -> Any:
+    """The condition that a notice row is still ``row`` (not replaced by a newer one)."""
+    return and_(
+        NoticeRow.game_id == row["game_id"],
+        NoticeRow.seat == row["seat"],
+        NoticeRow.kind == row["kind"],
+        NoticeRow.turn == row["turn"],
+        NoticeRow.created_at == row["created_at"],
+    )
