@@ -114,6 +114,23 @@ class Settings:
     mail_from: str = ""
     """The sender of e-mail notices, ``GoTown <noreply@example.org>``; needed with
     ``smtp_url``."""
+    operator_token: str = ""
+    """A secret (16 characters or more) that lets its bearer read ``/metrics`` on the public
+    port (``Authorization: Bearer TOKEN``); empty: ``/metrics`` is not served there."""
+    operator_port: int = 0
+    """A second port, on ``operator_host``, that serves only ``/metrics``, ``/healthz`` and
+    ``/readyz``, with no token (:mod:`gotown.server.operator`); 0: none. One process per port."""
+    operator_host: str = "127.0.0.1"
+    """The address the operator port listens on (keep it off the public network)."""
+    shutdown_seconds: float = 10.0
+    """On SIGTERM: how long requests under way, then the bots' moves under way, may take to
+    finish (:mod:`gotown.server.drain`)."""
+    retention_days: float = 0.0
+    """Finished games are deleted this many days after they ended (:mod:`gotown.server.retention`);
+    0: kept for ever."""
+    abandoned_days: float = 0.0
+    """Games not finished and unchanged this many days (lobbies never filled, tables left) are
+    deleted; 0: kept for ever. Keep it longer than the slowest turn-based table's turns."""
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -170,6 +187,7 @@ class Settings:
             if getattr(self, name) < 0:
                 raise SettingError(name, f"{name} must be >= 0")
         self._check_notices()
+        self._check_operations()
 
     def _check_notices(self) -> None:
         """The settings of "your turn" notices (push and e-mail)."""
@@ -209,6 +227,24 @@ class Settings:
                 raise SettingError(
                     "mail_from", f"mail_from (needed with smtp_url): {exc}"
                 ) from None
+
+    def _check_operations(self) -> None:
+        """The operator's settings: metrics, stopping, retention."""
+        if self.operator_token and len(self.operator_token) < MIN_OPERATOR_TOKEN:
+            raise SettingError(
+                "operator_token",
+                f"operator_token must be at least {MIN_OPERATOR_TOKEN} characters (e.g. the "
+                "output of: python3 -c 'import secrets; print(secrets.token_urlsafe(24))')",
+            )
+        if not 0 <= self.operator_port <= 65535:
+            raise SettingError("operator_port", "operator_port must be 0 (none) to 65535")
+        if not self.operator_host:
+            raise SettingError("operator_host", "operator_host must be an address to listen on")
+        if not self.shutdown_seconds > 0:
+            raise SettingError("shutdown_seconds", "shutdown_seconds must be > 0")
+        for name in ("retention_days", "abandoned_days"):
+            if getattr(self, name) < 0:
+                raise SettingError(name, f"{name} must be >= 0 (0: kept for ever)")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -273,6 +309,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("not a number of days") from None
+    if not math.isfinite(value):
+        raise ValueError("not a finite number of days")
+    return value
+
+
+#: The shortest operator token accepted (a guessable one would open /metrics to anyone).
+MIN_OPERATOR_TOKEN = 16
+
 #: A policy's name, as its level ``ppo:NAME`` (at most 16 characters) is stored.
 POLICY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,11}")
 
@@ -336,4 +385,10 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOTOWN_NOTIFY_TIMEOUT": ("notify_timeout", _seconds),
     "GOTOWN_SMTP_URL": ("smtp_url", _text),
     "GOTOWN_MAIL_FROM": ("mail_from", _text),
+    "GOTOWN_OPERATOR_TOKEN": ("operator_token", _text),
+    "GOTOWN_OPERATOR_PORT": ("operator_port", _whole),
+    "GOTOWN_OPERATOR_HOST": ("operator_host", _text),
+    "GOTOWN_SHUTDOWN_SECONDS": ("shutdown_seconds", _seconds),
+    "GOTOWN_RETENTION_DAYS": ("retention_days", _days),
+    "GOTOWN_ABANDONED_DAYS": ("abandoned_days", _days),
 }
