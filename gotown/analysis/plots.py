@@ -36,18 +36,20 @@ Row = tuple[str, dict[str, Any], str]
 
 
 def _interval(axes: Axes, y: float, found: dict[str, Any], scale: float, colour: str) -> None:
-    """A dot and its 95% interval at height ``y``; filled when detectable."""
+    """A dot and its 95% interval at height ``y``; open when a test found it not detectable."""
     centre = found.get("mean", found.get("rate"))
     low, high = found["ci95"]
     axes.plot([scale * low, scale * high], [y, y], color=colour, lw=1.5)
-    filled = found.get("detectable", False)
+    filled = found.get("detectable", True)
     axes.plot(scale * centre, y, "o", color=colour, mfc=colour if filled else "white", ms=5)
 
 
-def _changes(figure: Figure, panels: Sequence[tuple[str, str, Sequence[Row]]]) -> None:
+def _changes(
+    figure: Figure, panels: Sequence[tuple[str, str, Sequence[Row]]], share: bool = False
+) -> None:
     """One panel per (title, measure, rows): each row's paired change with its interval,
-    against the grey line of no change."""
-    axes_list = figure.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    against the grey line of no change; ``share`` one scale for all the panels."""
+    axes_list = figure.subplots(1, len(panels), sharey=True, sharex=share, squeeze=False)[0]
     for axes, (title, measure, rows) in zip(axes_list, panels, strict=True):
         scale = 100.0 if MEASURES[measure] else 1.0
         for y, (_, found, _) in enumerate(rows):
@@ -70,6 +72,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import polars as pl
+    from matplotlib.ticker import MaxNLocator
 
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -117,6 +120,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
         f = shown[index]
         turns = tables.games.filter(pl.col("configuration") == f["name"])["turns"].to_list()
         axes.hist(turns, bins=[t - 0.5 for t in range(0, top + 2)], color="C0")
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_title(f"{f['name']} (median {f['turns']['median']})", fontsize=8)
         axes.tick_params(labelsize=8)
     for axes in grid[-1]:
@@ -166,7 +170,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
             panels.append((g["baseline"], "holder_wins", rows_of))
         figure = plt.figure(figsize=(3.4 * len(panels) + 1, 0.9 + 0.35 * len(cards)),
                             layout="constrained")  # fmt: skip
-        _changes(figure, panels)
+        _changes(figure, panels, share=True)
         save(figure, "cards.png")
 
     for kind, name in (("without", "without.png"), ("option", "options.png")):
