@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from . import errors, gcwatch, logs, schemas
+from . import errors, gcwatch, logs, metrics, schemas
 from .api import openapi, socket
-from .api.routes import advice, games, lessons, meta, pages, review, seats
+from .api.routes import advice, games, health, lessons, meta, pages, review, seats
 from .config import Settings
 from .middleware import (
     ApiRateLimit,
@@ -19,6 +19,7 @@ from .middleware import (
     RateLimitMiddleware,
     SecurityHeadersMiddleware,
 )
+from .operations import Operations
 from .pubsub import PubSub
 from .services import GameService
 from .services.bots import BOTS_ONLY_TURN_LIMIT
@@ -57,17 +58,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service = GameService(settings, store, pubsub)
         app.state.service = service
         await service.start()
+        operations = app.state.operations = Operations(settings, store, service)
+        await operations.start()
         gcwatch.settle()
         watch = gcwatch.GcWatch()
         watch.install()
         try:
             yield
         finally:
+            await operations.drain()  # (the bots' moves under way are stored)
             watch.remove()
             gc_log.info("%s", watch.summary())
             await service.close()
             await pubsub.disconnect()
             await rate_limit.close()
+            await operations.close()
             store.dispose()
 
     app = FastAPI(
@@ -81,11 +86,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(RateLimitMiddleware, limit=rate_limit)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(SecurityHeadersMiddleware)  # (outermost: on the refusals above too)
+    app.add_middleware(SecurityHeadersMiddleware)  # (outside them: on the refusals too)
+    app.add_middleware(metrics.RequestMetrics)  # (outermost: every answer counted)
     logs.install()
     errors.install(app)
     openapi.install(app)
-    for routes in (meta, games, advice, review, seats, lessons):
+    for routes in (health, meta, games, advice, review, seats, lessons):
         app.include_router(routes.router)
     app.include_router(socket.router)
     # (The versioned address first: "/static" would take it otherwise.)

@@ -53,6 +53,9 @@ class Link:
 
     def failed(self) -> bool:
         """Redis did not answer: True when this starts an outage."""
+        from .metrics import redis_error  # (counted for the operator: /metrics)
+
+        redis_error()
         started, self.healthy = self.healthy, False
         return started
 

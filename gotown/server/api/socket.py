@@ -32,7 +32,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
-from .. import schemas
+from .. import metrics, schemas
 from ..errors import (
     BusyError,
     DomainError,
@@ -212,6 +212,8 @@ class Connection:
                     await self.refuse(exc)
                     return
                 await self.send_state(first)
+                # A bot to move whose process stopped (a restart, a crash) plays on here.
+                self.service.bots.kick(live)
                 await self._push_and_read(live, notices)
         except WebSocketDisconnect:
             pass
@@ -239,10 +241,12 @@ class Connection:
         """After every change, the state with only the events not sent yet."""
         notice: Notice
         async for notice in notices:
+            metrics.notice_heard(notice.game_id, notice.version, notice.change)
             await self.service.registry.refresh(notice)
             views = self.service.views
             state = await views.state_for(live, self.seat, self.base, self.sent, or_full=True)
             await self.send_state(state)
+            metrics.update_sent(self.game_id, state.version, self.seat)
 
     async def _read(self) -> None:
         while True:

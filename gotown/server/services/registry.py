@@ -39,6 +39,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from gotown.engine import Action, Game, Options
 
+from .. import metrics
 from ..config import Settings
 from ..errors import NotFoundError, UnavailableError
 from ..pubsub import Notice, PubSub
@@ -189,6 +190,7 @@ class Registry:
         try:
             return await asyncio.to_thread(fn, *args)
         except DB_UNAVAILABLE as exc:
+            metrics.database_error()
             log.warning("the database does not answer (%s): %s", type(exc).__name__, exc)
             raise UnavailableError(
                 "storage-unavailable", "the game store does not answer: try again shortly"
@@ -335,6 +337,7 @@ class Registry:
         try:
             await self.pubsub.publish(notice)
         except Exception:  # a lost notice must not lose the action: clients also poll on reconnect
+            metrics.redis_error()
             log.exception("cannot publish a notice for game %s", live.id)
 
     def forget(self, live: LiveGame) -> None:

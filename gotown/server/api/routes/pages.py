@@ -1,5 +1,5 @@
 """The page (one page serves home, join, table, watch and replay: its script reads the path),
-the rules in each language, and ``/healthz``. Not in the OpenAPI schema.
+the rules in each language (``/healthz``: routes/health.py). Not in the OpenAPI schema.
 
 The page's files are served twice: under ``/static/v/<version>/`` (the version: a digest of
 every file, so a new release has new addresses) for ever (``immutable``), which is where the
@@ -110,11 +110,6 @@ async def rules(lang: str) -> Response:
     if lang not in schemas.LANGUAGES:
         raise NotFoundError("unknown-language", f"no rules page in {lang!r}")
     return HTMLResponse(rules_page(lang))
-
-
-@router.get("/healthz")
-async def health() -> dict[str, Any]:
-    return {"ok": True}
 
 
 def preferred_language(accept_language: str) -> str:

@@ -56,7 +56,8 @@ export async function loadMeta() {
 
 /* The game's socket: sends the seat's token first (and `events_from` to resume), hands each
    state and error to the callbacks, and reconnects with a growing delay after a lost
-   connection. `heldEvents()` says how many events the caller holds. */
+   connection (at once after 1012, a server's restart). `heldEvents()` says how many events
+   the caller holds. */
 export class GameSocket {
   constructor(gameId, token, { onState, onError, onLost, heldEvents }) {
     Object.assign(this, { gameId, token, onState, onError, onLost, heldEvents });
@@ -100,8 +101,11 @@ export class GameSocket {
       // A resume the server refused (it never should): connect again for every event.
       if (ev.code === 4422 && resumed) { this.noResume = true; this.connect(); return; }
       if (ev.code >= 4400 && ev.code < 4500) return;
-      const delay = Math.min(8000, 500 * 2 ** this.retry++);
-      this.onLost();
+      // 1012 "service restart": the server stops in order and another one takes the game on,
+      // so connect again at once (spread over a quarter second: not all its sockets together).
+      const restart = ev.code === 1012;
+      const delay = restart ? Math.random() * 250 : Math.min(8000, 500 * 2 ** this.retry++);
+      if (!restart) this.onLost();
       setTimeout(() => { if (!this.closed && this.ws === ws) this.connect(); }, delay);
     };
   }
