@@ -123,6 +123,8 @@ def configuration_findings(
         "players": players,
         "bots": list(configuration.bots),
         "options": dict(configuration.options),
+        "swap": configuration.swap,
+        "without": list(configuration.without),
         "games": n,
         "seat_wins": seat_wins,
         "seat_win_rates": [s["rate"] for s in seats],
@@ -310,6 +312,12 @@ def correct(tests: Sequence[dict[str, Any]], family: str) -> None:
         test["smallest"] = float(quantile * sd / math.sqrt(test["n"])) if enough and sd else None
 
 
+def is_headlined(found: dict[str, Any]) -> bool:
+    """Whether a configuration's findings get a headline of their own: a line-up of the seat
+    study or the user's, with games, and no swap (a swap plays only some of the deals)."""
+    return found["study"] in HEADLINED and bool(found["games"]) and not found["swap"]
+
+
 def kind_of(configuration: Configuration) -> str:
     """What a comparison with its baseline changes: ``swap``, ``without`` or ``option``."""
     if configuration.swap:
@@ -371,7 +379,7 @@ def findings(configurations: Sequence[Configuration], tables: Tables) -> dict[st
         turns = tables.turns.filter(pl.col("configuration") == configuration.name)
         found.append(configuration_findings(configuration, games, turns))
     correct(
-        [t for f in found if f["study"] in HEADLINED and f["games"] for t in f["positions"]],
+        [t for f in found if is_headlined(f) for t in f["positions"]],
         "positions",
     )
     pairs = []

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .findings import MEASURES, MIN_N, TESTED
+from .findings import MEASURES, MIN_N, TESTED, is_headlined
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -83,7 +83,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
         written.append(name)
 
     found = data["configurations"]
-    shown = [f for f in found if f["study"] in ("seat", "")] or found
+    shown = [f for f in found if is_headlined(f)] or [f for f in found if not f["swap"]] or found
 
     # Who wins: each position's share of the decided games; the legend below the axes.
     figure, axes = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shown)), layout="constrained")
@@ -130,7 +130,7 @@ def plots(data: dict[str, Any], tables: Tables, folder: Path) -> list[str]:
     save(figure, "length.png")
 
     # How games end: the share without a winner, by way of ending.
-    ended = [f for f in found if f["study"] != "card"]
+    ended = [f for f in found if not f["swap"]] or found
     figure, axes = plt.subplots(figsize=(8, 1.2 + 0.32 * len(ended)), layout="constrained")
     for row, f in enumerate(ended):
         for offset, key, colour in ((-0.15, "stalemates", "C3"), (0.15, "at_turn_limit", "C7")):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .findings import MEASURES, MIN_N, TESTED
+from .findings import MEASURES, MIN_N, TESTED, is_headlined, proportion
 from .games import SECONDS_PER_ACTION, SECONDS_PER_TURN
 from .plots import ORDINALS, plots
 
@@ -217,11 +217,7 @@ def comparison_headlines(data: dict[str, Any]) -> list[str]:
 def headlines(data: dict[str, Any]) -> list[str]:
     """The answers in a few sentences: a difference is named only when its test, corrected
     for its family, detects it; otherwise the line says it is not detectable at this n."""
-    lines = [
-        seat_headline(f)
-        for f in data["configurations"]
-        if f["study"] in ("seat", "") and f["games"]
-    ]
+    lines = [seat_headline(f) for f in data["configurations"] if is_headlined(f)]
     luck = data["skill"]["luck_share"]
     if luck and luck["rate"] is not None and luck["n"] >= MIN_N:
         lines.append(
@@ -294,8 +290,10 @@ def _comparison_section(data: dict[str, Any], kind: str) -> Section | None:
 
 def sections(data: dict[str, Any]) -> list[Section]:
     """The report's sections, from the findings (each figure with its interval and ``n``)."""
-    found = data["configurations"]
-    headlined = [f for f in found if f["study"] in ("seat", "")] or found
+    # A swap plays only the deals in which a seat starts with its card: its own length and
+    # endings describe those deals, so it is shown beside its baseline only.
+    found = [f for f in data["configurations"] if not f["swap"]] or data["configurations"]
+    headlined = [f for f in found if is_headlined(f)] or found
     out = [
         Section(
             "Headlines",
@@ -386,7 +384,7 @@ def sections(data: dict[str, Any]) -> list[Section]:
                         [
                             f["name"],
                             str(f["games"]),
-                            str(f["endings"]["win"]),
+                            percent(proportion(f["endings"]["win"], f["games"])),
                             percent(f["stalemates"]),
                             percent(f["at_turn_limit"]),
                             percent(f["only_end_share"]),
