@@ -4,12 +4,14 @@ of the game, with every other card where the baseline's deal put it (R2, R4)."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from gotown.analysis.decks import PLAIN, change_deal, swap_focus, swapped, without
 from gotown.analysis.findings import findings
+from gotown.analysis.reporting import write_report
 from gotown.analysis.simulation import Configuration, load_plan, run, tasks_of
 from gotown.analysis.tournament import deal
 from gotown.engine import CODES, COPIES, DECK_SIZE, Game
@@ -101,7 +103,9 @@ without = "wrecking-ball"
 """
 
 
-def test_a_plan_with_a_card_swapped_for_a_plain_card_gives_the_paired_figures() -> None:
+def test_a_plan_with_a_card_swapped_for_a_plain_card_gives_the_paired_figures(
+    tmp_path: Path,
+) -> None:
     plan = load_plan(PLAN, 10)
     base, swap, gone = plan
     assert swap.swap == "dog" and swap.baseline == "two random"
@@ -141,6 +145,12 @@ def test_a_plan_with_a_card_swapped_for_a_plain_card_gives_the_paired_figures() 
     left_out = tables.holdings.filter(pl.col("configuration") == gone.name)
     assert "wrecking-ball" not in left_out["card"].to_list()
     assert games.filter(pl.col("configuration") == gone.name).height == 60
+    written = {p.name for p in write_report(data, tables, tmp_path)}
+    assert {"cards.png", "without.png"} <= written
+    markdown = (tmp_path / "report.md").read_text()
+    assert "## What starting with a card is worth" in markdown
+    assert "## The game without a card" in markdown
+    assert f"| dog | {row['pairs']} |" in markdown
 
 
 def test_a_plan_names_a_wrong_baseline_or_deck_change() -> None:
