@@ -109,6 +109,9 @@ def _inside(page: Page, selectors: list[str], where: str) -> None:
     assert not found["out"] and found["scrolled"] == 0 and found["wider"] <= 0, (where, found)
 
 
+#: The page's animations that end (not the glow's pulse), ended.
+FINISHED = """() => Promise.all(document.getAnimations()
+  .filter((a) => a.effect.getTiming().iterations !== Infinity).map((a) => a.finished))"""
 POSITIONS = """(selectors) => [...document.querySelectorAll(selectors)].map((el) => {
   const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })"""
 
@@ -180,6 +183,7 @@ def test_every_card_and_button_of_a_turn_is_on_the_screen_at_every_tower_height(
             _inside(page, [*TURN, ".glow"], where + ", " + code + " chosen")
             _notice_moves_nothing(page, where)
             if floors == 4 and lang != "de":
+                page.evaluate(FINISHED)  # (the new floors have popped in)
                 name = f"web-one-screen-{screen}-{lang}-{players}p.png"
                 page.screenshot(path=str(ARTIFACTS / name))
         # The end (a bot won): the outcome, "Play again" and every hand, on the same screen.
@@ -242,10 +246,26 @@ def test_each_lesson_s_move_is_on_the_screen(
 def test_a_notice_leaves_with_its_lesson_step_and_is_not_shown_at_the_end(
     browser: Browser, server_url: str
 ) -> None:
-    """A notice of one lesson's step (a greyed card tapped: what it does) is gone at the next
-    step; at a table, a move aimed at the player that ends the game is told by the end, not in
-    a notice over it."""
+    """A notice of one lesson's step (a greyed card tapped: what it does) stays off the
+    lesson's sentence once the page is scrolled, and is gone at the next step; at a table, a
+    move aimed at the player that ends the game is told by the end, not in a notice over it."""
     en = strings("en")
+    short = {"width": 360, "height": 560}  # (a page taller than the screen: it scrolls)
+    context = browser.new_context(viewport=short, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{server_url}/learn/build")
+    page.wait_for_selector("#lesson-say")
+    page.evaluate("document.querySelector('#hand .card[aria-disabled=\"true\"]').click()")
+    page.wait_for_selector("#toast:not([hidden])")
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    apart = page.evaluate(
+        """() => { const t = document.querySelector('#toast').getBoundingClientRect();
+        const say = document.querySelector('#lesson').getBoundingClientRect();
+        return { scrolled: scrollY, apart: t.bottom <= say.top || say.bottom <= t.top }; }"""
+    )
+    assert apart["scrolled"] > 0 and apart["apart"], apart
+    page.evaluate("window.scrollTo(0, 0)")
+    context.close()
     context = _context(browser, "phone-390", "en")
     page = context.new_page()
     page.goto(f"{server_url}/learn/build")

@@ -1,7 +1,7 @@
-/* Notices: one line above the page (in its flow, so that it covers nothing), closed by a tap,
-   and gone with the moment it belongs to: `clearNotices()` at every new page and (for the
-   table's notices) at every new turn. An error stays longer than a notice (it may say what to
-   do). */
+/* Notices: a line floating over the top bar (style.css: it moves nothing), closed by a tap,
+   and gone with the moment it belongs to: `clearNotices()` at every new page, at every new
+   turn of a table and every new step of a lesson. An error stays longer than a notice (it may
+   say what to do). */
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 
