@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from .admin import admin
 from .engine_tools import bench, scenarios
 from .study import analyze, review
 from .terminal import play
@@ -20,5 +21,5 @@ def main() -> None:
     """GoTown, the card game: play it, test it, measure it."""
 
 
-for command in (analyze, bench, play, review, scenarios, serve, tournament):
+for command in (admin, analyze, bench, play, review, scenarios, serve, tournament):
     main.add_command(command)

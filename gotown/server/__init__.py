@@ -30,6 +30,8 @@ def run(
     """
     import uvicorn
 
+    from .config import Settings
+
     if database_url:
         os.environ["GOTOWN_DATABASE_URL"] = database_url
     uvicorn.run(
@@ -39,5 +41,8 @@ def run(
         port=port,
         reload=reload,
         log_level="info",
+        # On SIGTERM: the requests under way get this long (then the bots' moves as long
+        # again, gotown.server.operations); the sockets are closed at once with 1012.
+        timeout_graceful_shutdown=Settings.from_env().shutdown_seconds,
         **SERVING,
     )

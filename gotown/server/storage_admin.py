@@ -262,6 +262,11 @@ def _utc(moment: dt.datetime) -> dt.datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
 
 
+def _moment(value: Any) -> dt.datetime:
+    """A time from an expression (SQLite answers text for ``coalesce`` of datetimes)."""
+    return dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
 def _last_change() -> Any:
     """The time a game last changed: its newest action, else its creation."""
     newest = (
@@ -295,7 +300,9 @@ def list_tables(store: Store, statuses: Iterable[str], limit: int = 100) -> list
                     {"seat": seat.seat, "kind": seat.kind, "level": seat.level, "name": seat.name}
                 )
     return [
-        TableSummary(row[0], row[1], row[2], seats[row[0]], int(row[4]), row[3], row[5])
+        TableSummary(
+            row[0], row[1], row[2], seats[row[0]], int(row[4]), _utc(row[3]), _utc(_moment(row[5]))
+        )
         for row in rows
     ]
 
