@@ -219,7 +219,7 @@ def close(game_id: str, export_to: Path | None, yes: bool, database_url: str | N
 
     With GOTOWN_BROADCAST_URL=redis://, every server is told at once and closes its sockets of
     the game; a single server (memory://) finds it gone at its next move there. Its links then
-    answer "no such game".
+    answer "no such game". An id that begins with - follows --: gotown admin close -- -Ab3.
     """
     from ..server.storage_admin import delete_games, export_record
 
@@ -277,7 +277,7 @@ def export(game_id: str, file: Path | None, database_url: str | None) -> None:
     moves, as `gotown review FILE` and `gotown play --replay FILE` read it.
 
     The seed deals every card: the record of a game still played shows every hand. Keep it
-    from its players until the game is over.
+    from its players until the game is over. An id that begins with - follows --.
     """
     from ..server.storage_admin import AdminError, export_record
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from . import metrics, retention
-from .clock import SYSTEM, Clock
+from .clock import Clock
 from .config import Settings
 from .storage import Store
 from .storage_admin import head_revision, schema_revision
@@ -67,12 +67,16 @@ class Operations:
     """Readiness, metrics, the operator port, retention and the drain of one process."""
 
     def __init__(
-        self, settings: Settings, store: Store, service: GameService, clock: Clock = SYSTEM
+        self,
+        settings: Settings,
+        store: Store,
+        service: GameService,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.service = service
-        self.clock = clock
+        self.clock = clock or Clock()  # (the server's, when it is given one: tests move it)
         self.stopping = False
         self.metrics = metrics.registry_for(service, lambda: self.stopping)
         self._checker = concurrent.futures.ThreadPoolExecutor(1, "gotown-ready")

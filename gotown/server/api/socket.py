@@ -38,6 +38,7 @@ from ..errors import (
     DomainError,
     InvalidError,
     MalformedError,
+    NotFoundError,
     describe_invalid,
     describe_unparsable,
     status_of,
@@ -242,7 +243,11 @@ class Connection:
         notice: Notice
         async for notice in notices:
             metrics.notice_heard(notice.game_id, notice.version, notice.change)
-            await self.service.registry.refresh(notice)
+            try:
+                await self.service.registry.refresh(notice)
+            except NotFoundError as exc:  # (closed by the operator: gotown admin close)
+                await self.refuse(exc)
+                raise WebSocketDisconnect(4404, exc.message) from exc
             views = self.service.views
             state = await views.state_for(live, self.seat, self.base, self.sent, or_full=True)
             await self.send_state(state)
