@@ -20,6 +20,7 @@ Readings:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import time
 
@@ -60,10 +61,8 @@ class Clock:
     async def sleep_until_monotonic(self, moment: float) -> None:
         while (left := moment - self.monotonic()) > 0:
             moved = self._event()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(moved.wait(), timeout=left)
-            except TimeoutError:
-                pass
 
     def advance(self, seconds: float) -> None:
         """Move the clock on by ``seconds`` (> 0) and wake the sleepers whose moment came."""

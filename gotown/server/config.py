@@ -132,6 +132,13 @@ class Settings:
     """Games not finished and unchanged this many days (lobbies never filled, tables left) are
     deleted; 0: kept for ever. Keep it longer than the slowest turn-based table's turns."""
 
+    clock_offset: float = 0.0
+    """Seconds the server's clock runs ahead of the system's (:mod:`gotown.server.clock`): a
+    test's way to restart a server in the same simulated week. 0 in production."""
+    test_clock: bool = False
+    """Let ``POST /api/test/clock`` move the server's clock on (tests of turn-based tables
+    that fast-forward days). Never on a real server: anyone could end everyone's turns."""
+
     def __post_init__(self) -> None:
         if not self.database_url:
             object.__setattr__(self, "database_url", default_database_url())
@@ -363,6 +370,8 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str], Any]]] = {
     "GOTOWN_IDLE_GAME_SECONDS": ("idle_game_seconds", _seconds),
     "GOTOWN_PUBLIC_BASE_URL": ("public_base_url", _text),
     "GOTOWN_BOT_POLICIES": ("bot_policies", _policies),
+    "GOTOWN_CLOCK_OFFSET": ("clock_offset", _seconds),
+    "GOTOWN_TEST_CLOCK": ("test_clock", _switch),
     "GOTOWN_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: text.strip().lower()),
     **{
         f"GOTOWN_{name.upper()}": (name, _whole)

@@ -62,6 +62,10 @@ class ConflictError(DomainError):
     """Not now: the game or the seat is not in a state that allows it."""
 
 
+class GoneError(DomainError):
+    """It was, and was withdrawn for good (a revoked device link)."""
+
+
 class InvalidError(DomainError):
     """Well-formed, but not a value this accepts (an illegal move names its rule)."""
 
@@ -80,6 +84,7 @@ STATUS: dict[type[DomainError], int] = {
     ForbiddenError: 403,
     NotFoundError: 404,
     ConflictError: 409,
+    GoneError: 410,
     InvalidError: 422,
     BusyError: 429,
     UnavailableError: 503,
@@ -90,15 +95,23 @@ STATUS: dict[type[DomainError], int] = {
 CODES: dict[str, type[DomainError]] = {
     "bad-request": MalformedError,
     "malformed-json": MalformedError,
+    "missing-key": UnauthenticatedError,
     "missing-token": UnauthenticatedError,
+    "wrong-key": ForbiddenError,
     "wrong-token": ForbiddenError,
     "wrong-invitation": ForbiddenError,
     "unknown-game": NotFoundError,
     "unknown-invitation": NotFoundError,
     "unknown-language": NotFoundError,
     "unknown-lesson": NotFoundError,
+    "unknown-link": NotFoundError,
+    "unknown-page": NotFoundError,
+    "unknown-subscription": NotFoundError,
     "already-bot": ConflictError,
     "game-over": ConflictError,
+    "mail-off": ConflictError,
+    "push-off": ConflictError,
+    "standin-plays": ConflictError,
     "no-free-seat": ConflictError,
     "no-hint": ConflictError,
     "not-over": ConflictError,
@@ -110,10 +123,13 @@ CODES: dict[str, type[DomainError]] = {
     "seat-present": ConflictError,
     "seat-taken": ConflictError,
     "stale-version": ConflictError,
+    "revoked-link": GoneError,
     "illegal-action": InvalidError,
     "invalid-action": InvalidError,
     "invalid-name": InvalidError,
     "invalid-options": InvalidError,
+    "invalid-pace": InvalidError,
+    "invalid-subscription": InvalidError,
     "invalid-request": InvalidError,
     "level-for-person": InvalidError,
     "seed-not-allowed": InvalidError,

@@ -11,7 +11,8 @@ from fastapi import FastAPI
 
 from . import errors, gcwatch, logs, metrics, schemas
 from .api import openapi, socket
-from .api.routes import advice, games, health, lessons, meta, pages, review, seats
+from .api.routes import advice, games, health, lessons, meta, pages, players, review, seats
+from .clock import Clock
 from .config import Settings
 from .middleware import (
     ApiRateLimit,
@@ -42,8 +43,10 @@ DESCRIPTION = (
 )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """The web table's app; ``clock``: the server's one clock (:mod:`.clock`; tests move it)."""
     settings = settings or Settings.from_env()
+    clock = clock or Clock(settings.clock_offset)
     # Counted where the notices travel: in this process, or in the Redis every process shares.
     rate_limit = ApiRateLimit(
         settings.rate_limit_per_minute, settings.broadcast_url, pool_size=settings.redis_pool_size
@@ -55,7 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(store.migrate)
         pubsub = PubSub(settings.broadcast_url, settings.redis_pool_size)
         await pubsub.connect()
-        service = GameService(settings, store, pubsub)
+        service = GameService(settings, store, pubsub, clock)
         app.state.service = service
         await service.start()
         operations = app.state.operations = Operations(settings, store, service)
@@ -91,8 +94,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     logs.install()
     errors.install(app)
     openapi.install(app)
-    for routes in (health, meta, games, advice, review, seats, lessons):
+    for routes in (health, meta, games, advice, review, seats, lessons, players):
         app.include_router(routes.router)
+    app.include_router(players.links_router)
     app.include_router(socket.router)
     # (The versioned address first: "/static" would take it otherwise.)
     static = pages.STATIC_DIR

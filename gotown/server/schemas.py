@@ -30,6 +30,12 @@ GameStatus = Literal["lobby", "playing", "over"]
 #: game without an end grows for ever. A game of people takes some tens of turns; ten thousand is
 #: far beyond any of them.
 MAX_TURN_LIMIT = 10_000
+#: Turn-based tables (services/deadlines.py): the time a person has for each turn, in seconds.
+MIN_PACE = 5 * 60
+MAX_PACE = 14 * 24 * 3600
+#: The paces the page offers in one tap: 1 hour, 12 hours, 1 day, 3 days.
+PACES = (3600, 12 * 3600, 24 * 3600, 3 * 24 * 3600)
+MAX_MISSED_LIMIT = 20
 
 
 class _In(BaseModel):
@@ -104,8 +110,31 @@ class CreateGameIn(_In):
         description="the creator's name; the creator takes the first person seat",
         json_schema_extra={"pattern": NAME_PATTERN},
     )
+    pace: int | None = Field(
+        default=None,
+        ge=MIN_PACE,
+        le=MAX_PACE,
+        strict=True,
+        description=f"a turn-based table: the seconds each person has for a turn ({MIN_PACE} to "
+        f"{MAX_PACE}); null: a live table",
+    )
+    on_timeout: str | None = Field(
+        default=None,
+        max_length=24,
+        json_schema_extra={"pattern": "^(end|bot:[a-z0-9:-]{1,20})$"},
+        description='with a pace: what a missed turn does, "bot:LEVEL" (a bot of that level '
+        'plays it for the seat; the default is "bot:medium") or "end" (the turn is ended)',
+    )
+    missed_limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_MISSED_LIMIT,
+        strict=True,
+        description="with a pace: missed turns in a row after which the bot keeps the seat "
+        "until its person comes back (default 3)",
+    )
     _name_is_printable = field_validator("name")(_printable)
-    _seed_whole = field_validator("seed", mode="before")(_whole_float)
+    _seed_whole = field_validator("seed", "pace", "missed_limit", mode="before")(_whole_float)
     seed: int | None = Field(
         default=None,
         ge=0,
@@ -176,6 +205,10 @@ class SeatOut(BaseModel):
         "may hand it to a bot (0: now; see absent_seconds); null for a free seat, a bot's, or a "
         "connected person's",
     )
+    missed: int = Field(default=0, description="turn-based tables: turns missed in a row")
+    standin: bool = Field(
+        default=False, description="a bot plays this person's turn: its time ran out"
+    )
 
 
 class LobbyOut(BaseModel):
@@ -191,6 +224,14 @@ class LobbyOut(BaseModel):
     watch_url: str
     rematch_id: str | None = None
     rematch_of: str | None = None
+    pace: int | None = Field(default=None, description="seconds a turn (null: a live table)")
+    on_timeout: str | None = None
+    missed_limit: int | None = None
+    deadline: float | None = Field(
+        default=None,
+        description="the turn under way's deadline, in seconds since 1970 (UTC; the server's "
+        "time is /api/meta's `now`); null: none",
+    )
 
 
 class CreatedOut(BaseModel):
@@ -310,6 +351,19 @@ class MetaOut(BaseModel):
     joker_values: dict[str, int] = Field(
         description="R5: what a joker stands for in a floor, by its partner's code"
     )
+    paces: list[int] = Field(
+        default_factory=list,
+        description="turn-based tables: the seconds per turn a page offers in one tap",
+    )
+    pace_range: list[int] = Field(
+        default_factory=list, description="the shortest and the longest pace allowed (seconds)"
+    )
+    now: float = Field(default=0.0, description="the server's time, seconds since 1970 (UTC)")
+
+
+class ReviewCardsOut(BaseModel):
+    seat: int
+    cards: list[str] = Field(description="the cards this seat drew, or its thief took")
 
 
 class TurningPointOut(BaseModel):
@@ -321,7 +375,18 @@ class TurningPointOut(BaseModel):
     seat: int = Field(description="the seat that acted")
     action: dict[str, Any]
     text: str = Field(description="the action in the engine's notation")
-    swing: float = Field(description="the largest change of any seat's chance across it")
+    swing: float = Field(description="how much this part of the action moved `who`'s chance")
+    cause: Literal["decision", "draw", "theft"] = Field(
+        description="what swung the game: the acting seat's choice, the cards drawn when the "
+        "turn ended (R7b, R8), or the card a thief took (R16, R17)"
+    )
+    who: int = Field(description="the seat whose chance it moved most")
+    before: float = Field(description="`who`'s chance before this part")
+    after: float = Field(description="and after it")
+    interval: list[float] = Field(description="95% interval of the change of `who`'s chance")
+    futures: int = Field(description="the random futures the change was measured in")
+    cards: list[ReviewCardsOut] = Field(description="a draw's or a theft's cards, by seat")
+    description: str = Field(description="the turning point in English words")
 
 
 class ReviewMistakeOut(BaseModel):
@@ -330,27 +395,121 @@ class ReviewMistakeOut(BaseModel):
     kind: Literal["a mistake", "a blunder"]
     played: dict[str, Any]
     best: dict[str, Any] = Field(description="the move the strong bot rated best")
-    best_chance: float
-    played_chance: float | None
+    best_chance: float = Field(description="the seat's chance after the best move (what it knew)")
+    played_chance: float | None = Field(description="and after the move played")
+    loss: float = Field(description="the chance the move lost against the best (paired estimate)")
+    interval: list[float] = Field(description="95% interval of the loss")
+    futures: int = Field(description="the worlds dealt from the seat's view that judged it")
+    size: str = Field(description="the loss in words: about 1 game in N")
     text: str = Field(description="the mistake in words, with the better move")
 
 
 class ReviewOut(BaseModel):
-    """The strong bot's review of a finished game: each seat's chance after every action (each
-    estimate from the deciding seat's own view), the turning points, and the mistakes of
-    ``seat`` (none when seat is null)."""
+    """The review of a finished game: each seat's chance after every action (every hand shown,
+    as after the game, R22), the turning points, and the mistakes of ``seat`` (judged on what
+    it knew; none when seat is null)."""
 
     game_id: str
     players: int
     seat: int | None = Field(description="the reviewed seat (its mistakes); null: none")
     winner: int | None
+    reason: str | None = Field(description="how the game ended: win, stalemate, turn-limit")
+    basis: str = Field(description="where the chances come from, to show with them")
+    futures: int = Field(description="random futures played out from each position")
     chances: list[list[float]] = Field(
         description="chances[i][s]: seat s's chance to win after i actions (0: the start)"
     )
     turning_points: list[TurningPointOut] = Field(
-        description="the actions that moved a seat's chance most, in the order they happened"
+        description="the parts of actions (a decision, a draw, a theft) that moved a seat's "
+        "chance by at least 20 points, the largest three at most, in the order they happened"
     )
     mistakes: list[ReviewMistakeOut]
-    iterations: int = Field(description="the search's iterations per decision")
+    iterations: int = Field(description="the random futures per position of the first pass")
     reviewed_actions: int = Field(description="how many actions were reviewed (all, up to a cap)")
     actions: int = Field(description="how many actions the game has")
+
+
+# --- players, their devices and their notices (services/players.py, services/notices.py) -------
+
+
+class PlayerIn(_In):
+    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": NAME_PATTERN})
+
+    _name_is_printable = field_validator("name")(_printable)
+
+
+class PlayerOut(BaseModel):
+    player_id: str
+    name: str
+
+
+class PlayerKeyOut(PlayerOut):
+    key: str = Field(description="this device's private key, shown once: send it as X-Player-Key")
+
+
+class MyGameOut(BaseModel):
+    game_id: str
+    seat: int
+    status: GameStatus
+    players: int
+    names: list[str | None] = Field(description="each seat's name (null: free or a bot)")
+    kinds: list[SeatKind]
+    your_turn: bool
+    turn_seat: int | None = Field(description="whose turn it is (null: the lobby or over)")
+    pace: int | None = Field(description="seconds a turn (null: a live table)")
+    deadline: float | None = Field(description="the turn's deadline, seconds since 1970")
+    updated: float | None = Field(description="the last change, seconds since 1970")
+    play_url: str
+
+
+class MyGamesOut(BaseModel):
+    now: float = Field(description="the server's time (for the time left)")
+    games: list[MyGameOut] = Field(description="your turn first, then the nearest deadline")
+
+
+class DeviceLinkOut(BaseModel):
+    id: str
+    created: float
+    revoked: float | None
+    devices: int = Field(description="devices this link gave a key, not revoked")
+    url: str | None = Field(
+        default=None, description="the link itself: only when it is made (it is not kept)"
+    )
+
+
+class PushKeyOut(BaseModel):
+    application_server_key: str = Field(description="the server's VAPID public key (base64url)")
+    mail: bool = Field(description="whether this server sends e-mail")
+
+
+class PushKeysIn(_In):
+    p256dh: str = Field(min_length=1, max_length=128)
+    auth: str = Field(min_length=1, max_length=64)
+
+
+class PushSubscriptionIn(_In):
+    endpoint: str = Field(min_length=1, max_length=2048)
+    keys: PushKeysIn
+    language: Language = "en"
+
+
+class EmailIn(_In):
+    email: str = Field(min_length=3, max_length=254)
+    language: Language = "en"
+
+
+class SubscriptionOut(BaseModel):
+    id: int
+    kind: Literal["push", "email"]
+    language: str
+    host: str | None = Field(default=None, description="a push subscription's service")
+    email: str | None = None
+
+
+class ClockIn(_In):
+    advance: float = Field(gt=0, le=10 * 365 * 24 * 3600, description="seconds to move on")
+
+
+class ClockOut(BaseModel):
+    now: float
+    offset: float

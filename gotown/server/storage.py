@@ -310,6 +310,19 @@ class Store(PlayerStore, TurnStore):
             result = s.execute(query.values(status=status))
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
+    def start_game(self, game_id: str, turn: TurnRecord | None) -> bool:
+        """Start a full lobby (only from the lobby) with its first turn's bookkeeping, in one
+        transaction; False when it was started already."""
+        with self._writer, self.engine.begin() as connection:
+            started = connection.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.status == "lobby")
+                .values(status="playing")
+            ).rowcount
+            if started and turn is not None:
+                write_turn(connection, game_id, turn)
+            return bool(started)
+
     def set_rematch(self, game_id: str, rematch_id: str) -> bool:
         """Link a rematch; False when another one was linked first."""
         with self.transaction() as s:
@@ -323,10 +336,18 @@ class Store(PlayerStore, TurnStore):
     # --- seats -------------------------------------------------------------------------------
 
     def take_seat(
-        self, game_id: str, seat: int, name: str, token_hash: str, *, from_bot: bool = False
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        *,
+        from_bot: bool = False,
+        player_id: str | None = None,
     ) -> bool:
         """Give a free human seat to a person (``from_bot``: a seat a bot was given, that no
-        person holds, becomes theirs); False if someone took or changed it first."""
+        person holds, becomes theirs; ``player_id``: the player whose seat it is); False if
+        someone took or changed it first."""
         with self.transaction() as s:
             result = s.execute(
                 update(SeatRow)
@@ -337,7 +358,9 @@ class Store(PlayerStore, TurnStore):
                     SeatRow.token_hash.is_(None),
                     _not_over(game_id),
                 )
-                .values(kind="human", level=None, name=name, token_hash=token_hash)
+                .values(
+                    kind="human", level=None, name=name, token_hash=token_hash, player_id=player_id
+                )
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
 

@@ -1,6 +1,7 @@
 """The stored side of players: their devices' keys, device links, the seats they hold and how
-each device wants to be told of its turns. Keys, links and unsubscribe codes are stored as
-SHA-256 digests only, as seats' tokens are (a copy of the database opens no seat)."""
+each device wants to be told of its turns. Keys and links are stored as SHA-256 digests only,
+as seats' tokens are (a copy of the database opens no seat); an e-mail's unsubscribe code is
+kept as it is (it is in every mail sent, and only stops those mails)."""
 
 from __future__ import annotations
 
@@ -225,7 +226,7 @@ class PlayerStore:
 
     def add_subscription(self, key_id: int, **values: Any) -> int:
         """A push subscription (``endpoint``, ``p256dh``, ``auth``) or an e-mail address
-        (``email``, ``unsubscribe_hash``) of a device, with ``kind``, ``language`` and
+        (``email``, ``unsubscribe_code``) of a device, with ``kind``, ``language`` and
         ``now``; the device's previous one of that kind (and the same endpoint) is replaced."""
         now = values.pop("now")
         with self._writer, self.engine.begin() as connection:
@@ -267,8 +268,8 @@ class PlayerStore:
         with self._writer, self.engine.begin() as connection:
             return bool(connection.execute(query).rowcount)
 
-    def unsubscribe(self, unsubscribe_hash: str) -> bool:
+    def unsubscribe(self, unsubscribe_code: str) -> bool:
         """The e-mail subscription with this unsubscribe code dropped; False for none."""
-        query = delete(SubscriptionRow).where(SubscriptionRow.unsubscribe_hash == unsubscribe_hash)
+        query = delete(SubscriptionRow).where(SubscriptionRow.unsubscribe_code == unsubscribe_code)
         with self._writer, self.engine.begin() as connection:
             return bool(connection.execute(query).rowcount)

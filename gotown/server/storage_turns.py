@@ -56,6 +56,7 @@ class TurnRecord:
     now: float
     turn_seat: int | None
     turn: int
+    turn_changed: bool = True  # False: only the seats' counts change (a turn that goes on)
     deadline: float | None = None
     reminder: float | None = None
     over: bool = False
@@ -63,8 +64,29 @@ class TurnRecord:
     notices: tuple[NoticeDue, ...] = field(default=())
 
 
+def apply_turn(record: TurnRecord, game: Any) -> None:
+    """Make the stored game held in memory (a :class:`~gotown.server.storage.StoredGame`) what
+    :func:`write_turn` made of its row."""
+    for seat, missed, standin in record.seats:
+        game.seats[seat].missed = missed
+        game.seats[seat].standin = standin
+    if record.turn_changed:
+        game.deadline = record.deadline
+        game.deadline_turn = None if record.deadline is None else record.turn
+
+
 def write_turn(connection: Connection, game_id: str, record: TurnRecord) -> None:
     """Write ``record`` for ``game_id`` on ``connection`` (inside the caller's transaction)."""
+    for seat, missed, standin in record.seats:
+        connection.execute(
+            update(SeatRow)
+            .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            .values(missed=missed, standin=standin)
+        )
+    for notice in record.notices:
+        put_notice(connection, game_id, notice, record.now)
+    if not record.turn_changed:
+        return
     values: dict[str, Any] = {
         "turn_seat": record.turn_seat,
         "updated_at": moment(record.now),
@@ -75,14 +97,6 @@ def write_turn(connection: Connection, game_id: str, record: TurnRecord) -> None
     if record.over:
         values["finished_at"] = moment(record.now)
     connection.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
-    for seat, missed, standin in record.seats:
-        connection.execute(
-            update(SeatRow)
-            .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
-            .values(missed=missed, standin=standin)
-        )
-    for notice in record.notices:
-        put_notice(connection, game_id, notice, record.now)
 
 
 def put_notice(connection: Connection, game_id: str, notice: NoticeDue, now: float) -> None:
@@ -165,6 +179,38 @@ class TurnStore:
                 if value is not None:
                     found.append(seconds_of(value))
         return min(found) if found else None
+
+    def claim_timeout(
+        self, due: Due, seat: int, missed: int, level: str | None, now: float
+    ) -> bool:
+        """Take the turn's deadline that fell due (only while it is still that turn's) and
+        give ``seat`` to a bot, in one transaction: a stand-in for this turn (``level`` None:
+        the table's), or, with ``level``, the bot that keeps the seat until its person takes
+        it back. False when another process took it or the turn moved on."""
+        with self._writer, self.engine.begin() as connection:
+            taken = connection.execute(
+                update(GameRow)
+                .where(
+                    GameRow.id == due.game_id,
+                    GameRow.status == "playing",
+                    GameRow.deadline_turn == due.turn,
+                    GameRow.deadline_at.is_not(None),
+                    GameRow.deadline_at <= moment(now),
+                )
+                .values(deadline_at=None, reminder_at=None, updated_at=moment(now))
+            ).rowcount
+            if not taken:
+                return False
+            seats = update(SeatRow).where(
+                SeatRow.game_id == due.game_id, SeatRow.seat == seat, SeatRow.kind == "human"
+            )
+            if level is None:
+                connection.execute(seats.values(missed=missed, standin=True))
+            else:
+                connection.execute(
+                    seats.values(kind="bot", level=level, missed=missed, standin=False)
+                )
+            return True
 
     def claim_reminder(self, due: Due, notice: NoticeDue, now: float) -> bool:
         """Take the reminder that fell due (only while it is still that turn's) and queue its

@@ -157,7 +157,10 @@ class SubscriptionRow(Base):
     auth: Mapped[str | None] = mapped_column(String(64), nullable=True)
     email: Mapped[str | None] = mapped_column(String(254), nullable=True)
     language: Mapped[str] = mapped_column(String(8), default="en")
-    unsubscribe_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    #: The address the device subscribed at (its notices link there).
+    base_url: Mapped[str] = mapped_column(String(200), default="")
+    #: The e-mail's one-click unsubscribe code (in every mail: it only stops them).
+    unsubscribe_code: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 

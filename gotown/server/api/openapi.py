@@ -1,7 +1,8 @@
 """The OpenAPI schema made as strict as the services' checks where the wire models cannot say
 it themselves (:mod:`~gotown.server.schemas` depends on pydantic only, not on the engine nor
 the bots): a bot's level is one of the bots' levels, a person's seat takes none, each R23
-option takes the values the engine takes, and ``first_player`` is one of the game's seats.
+option takes the values the engine takes, ``first_player`` is one of the game's seats, and a
+missed turn's rule (``on_timeout``, ``missed_limit``) comes only with a ``pace``.
 
 A client generating requests from the schema then never sends one that the server refuses
 for its content; the test suite checks it with schemathesis (``test_openapi_conformance``).
@@ -75,6 +76,19 @@ def refine(schema: dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, 
     create = models["CreateGameIn"]
     create["properties"]["options"] = {**create["properties"]["options"], **_options_schema()}
     create["allOf"] = _first_player_among_the_seats()
+    # A missed turn is ended or played by a bot of a level; both only for a turn-based table.
+    create["properties"]["on_timeout"]["anyOf"] = [
+        {"enum": ["end", *(f"bot:{level}" for level in levels)]},
+        {"type": "null"},
+    ]
+    create["allOf"].append(
+        {
+            "if": {"properties": {"pace": {"type": "null"}}},
+            "then": {
+                "properties": {"on_timeout": {"type": "null"}, "missed_limit": {"type": "null"}}
+            },
+        }
+    )
     return schema
 
 

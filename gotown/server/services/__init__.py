@@ -5,9 +5,12 @@
 ``tokens``       seats' secret tokens
 ``presence``     which seats are connected, since when one is away (memory:// or redis://)
 ``views``        what each seat is shown: lobby, state, replay
-``moves``        one move, checked, stored, then made current
+``moves``        the one road of a move: checked, stored, made current, told
 ``bots``         the bots at the tables, their workers and the quota of tables of bots only
 ``play``         create, join, act, rematch
+``players``      players' keys and device links
+``deadlines``    turn-based tables: paces, deadlines, missed turns, and the scheduler
+``notices``      "your turn" by Web Push and e-mail
 ``seats``        hand a seat to a bot, take it back
 ``estimates``    hints and chances, and their quota
 ``review``       the review of a finished game, computed once
@@ -23,14 +26,19 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from ..clock import SYSTEM, Clock
 from ..config import Settings
 from ..pubsub import PubSub
 from ..storage import Store
 from .bots import Bots
+from .deadlines import Deadlines, Scheduler
 from .estimates import Estimates
+from .moves import Moves
+from .notices import Notices
 from .play import Play
+from .players import Players
 from .presence import LocalPresence, presence_for
-from .registry import Registry
+from .registry import LiveGame, Registry
 from .review import Reviews
 from .seats import Seats
 from .sockets import Sockets
@@ -42,15 +50,27 @@ __all__ = ["GameService"]
 
 
 class GameService:
-    def __init__(self, settings: Settings, store: Store, pubsub: PubSub) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, pubsub: PubSub, clock: Clock = SYSTEM
+    ) -> None:
         self.settings = settings
         self.store = store
         self.pubsub = pubsub
+        self.clock = clock
         self.registry = Registry(settings, store, pubsub)
         self.presence: LocalPresence = presence_for(settings, self.registry)
         self.views = Views(settings, self.registry, self.presence)
-        self.bots = Bots(settings, self.registry, self.views)
-        self.play = Play(settings, self.registry, self.presence, self.views, self.bots)
+        self.moves = Moves(self.registry, clock)
+        self.bots = Bots(settings, self.registry, self.views, self.moves, clock)
+        self.players = Players(self.registry, clock)
+        self.play = Play(
+            settings, self.registry, self.presence, self.views, self.bots, self.moves, clock
+        )
+        self.deadlines = Deadlines(self.registry, self.moves, self.bots, clock)
+        self.notices = Notices(settings, self.registry, self.presence, clock)
+        self.scheduler = Scheduler(clock, self._next_moment, self._due)
+        self.moves.after.append(self.bots.kick)
+        self.moves.after.append(self._timed)
         self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
         self.estimates = Estimates(settings, self.registry, self.views)
         self.reviews = Reviews(settings, self.registry)
@@ -70,13 +90,28 @@ class GameService:
                 continue
             self.bots.kick(live)
         self.registry.start_sweeping()
+        self.scheduler.start()
+
+    def _timed(self, live: LiveGame) -> None:
+        """After a move at a turn-based table: a deadline or a notice may be due sooner."""
+        if live.stored.pace is not None:
+            self.scheduler.poke()
+
+    async def _next_moment(self) -> float | None:
+        return await self.registry.db(self.store.next_moment)
+
+    async def _due(self) -> None:
+        await self.deadlines.fire_due()
+        await self.notices.dispatch()
 
     async def close(self) -> None:
+        await self.scheduler.stop()
         self.registry.stop()
         await asyncio.gather(self.bots.close(), self.presence.stop_heartbeats())
         # (together: each may wait for a decision under way to end)
         workers = [*self.bots.shutdown_workers(), self.estimates.workers, self.reviews.workers]
         await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
         self.views.close()
+        await self.notices.close()
         await self.presence.close()
         await self.registry.changes.close()

@@ -37,15 +37,26 @@ import gotown.bots
 from gotown.bots import LEVELS, Bot, hashed_seed
 from gotown.engine import Action, View
 
+from ..clock import Clock
 from ..config import Settings
 from ..errors import BusyError, DomainError, InvalidError, UnavailableError
 from ..fairgate import FairGate
 from ..workers import Workers
-from .moves import apply_move
+from .deadlines import pace_of
+from .moves import Moves
 from .registry import LiveGame, PerGame, Registry
 from .views import Views
 
 log = logging.getLogger("gotown.server")
+
+
+class _StopError(Exception):
+    """A bot's move not to make: another process plays the bots on."""
+
+
+class _AgainError(Exception):
+    """A bot's move not to make now: the game moved on, or the seat is a person's again."""
+
 
 #: The turn limit (R23) of a game created with no person's seat when its limit was left null:
 #: a table of bots would otherwise store an action every bot delay, and be resumed at every
@@ -88,10 +99,14 @@ class _Table:
 class Bots:
     LEVELS = LEVELS
 
-    def __init__(self, settings: Settings, registry: Registry, views: Views) -> None:
+    def __init__(
+        self, settings: Settings, registry: Registry, views: Views, moves: Moves, clock: Clock
+    ) -> None:
         self.settings = settings
         self.registry = registry
         self.views = views
+        self.moves = moves
+        self.clock = clock
         processes = settings.worker_processes
         self._workers = Workers("bot", 2, processes=processes, niceness=5)
         self.gate = FairGate(2)
@@ -146,8 +161,11 @@ class Bots:
         """Every level a seat may be given here: the bots' and the policies'."""
         return [*LEVELS, *self.policies()]
 
+    def is_level(self, level: str) -> bool:
+        return level in LEVELS or level in self.policies()
+
     def check_level(self, level: str, where: str = "") -> None:
-        if level in LEVELS or level in self.policies():
+        if self.is_level(level):
             return
         if level.startswith(POLICY_LEVEL + ":"):
             offered = list(self.policies())
@@ -163,7 +181,11 @@ class Bots:
 
     def bot_for(self, live: LiveGame, seat: int) -> Bot:
         """The seat's bot, made anew when its level changed."""
-        level = live.stored.seats[seat].level or "medium"
+        mine = live.stored.seats[seat]
+        level = mine.level or "medium"
+        if mine.standin:  # (a person's seat whose turn timed out: the table's stand-in level)
+            pace = pace_of(live.stored)
+            level = pace.standin_level if pace is not None else "medium"
         table = self._of(live)
         held = table.bots.get(seat)
         if held is None or held[0] != level:
@@ -178,7 +200,10 @@ class Bots:
 
     def _to_move(self, live: LiveGame) -> bool:
         game = live.game
-        return not (game is None or game.is_over or live.stored.seats[game.active].kind != "bot")
+        if game is None or game.is_over:
+            return False
+        seat = live.stored.seats[game.active]
+        return seat.kind == "bot" or seat.standin
 
     def kick(self, live: LiveGame) -> None:
         """Set the bots going if one is to move and none plays already."""
@@ -234,7 +259,7 @@ class Bots:
         retry = DB_RETRY_SECONDS
         while self._to_move(live) and not self.registry.closing:
             if self.settings.bot_delay:
-                await asyncio.sleep(self.settings.bot_delay)
+                await self.clock.sleep(self.settings.bot_delay)
             game = live.game
             if game is None or not self._to_move(live):
                 return
@@ -246,12 +271,10 @@ class Bots:
             if outcome == "stop":
                 return
             if outcome == "unavailable":  # the database does not answer: try again later
-                await asyncio.sleep(retry)
+                await self.clock.sleep(retry)
                 retry = min(2 * retry, DB_RETRY_MAX_SECONDS)
                 continue
             retry = DB_RETRY_SECONDS
-            if outcome == "moved":
-                await self.registry.notify(live, "action")
 
     async def _decide(self, live: LiveGame, seat: int) -> Action | None:
         """The bot's move at the game as it is; a failing bot's is a seeded random one."""
@@ -289,24 +312,29 @@ class Bots:
         ``"again"`` (somebody else moved, or the seat's person took it back: think again),
         ``"stop"`` (another process plays the bots on, or the move was refused) or
         ``"unavailable"`` (the database does not answer; nothing changed)."""
-        async with live.lock:
-            try:
-                if self.registry.shared:
-                    # Another process may have moved, or the seat's person taken it back there.
-                    reloaded = await self.registry.catch_up(live, locked=True)
-                    if reloaded and live.version != version:
-                        return "stop"
-                if live.game is None or live.game.version != version:
-                    return "again"
-                if live.stored.seats[seat].kind != "bot":
-                    return "again"
-                await apply_move(self.registry, live, seat, version, action.to_json())
-            except UnavailableError:
-                return "unavailable"
-            except DomainError as exc:
-                log.error("bot move refused in game %s: %s", live.id, exc.message)
-                return "stop"
-            except Exception:
-                log.exception("cannot make a bot move in game %s", live.id)
-                return "stop"
+
+        def check(live: LiveGame, reloaded: bool) -> None:
+            if reloaded and live.version != version:
+                raise _StopError  # another process moved: it plays the bots on
+            if live.game is None or live.game.version != version:
+                raise _AgainError
+            mine = live.stored.seats[seat]
+            if mine.kind != "bot" and not mine.standin:
+                raise _AgainError  # its person took it back
+
+        kind = "standin" if live.stored.seats[seat].standin else "bot"
+        try:
+            await self.moves.make(live, seat, version, action.to_json(), kind=kind, check=check)
+        except _StopError:
+            return "stop"
+        except _AgainError:
+            return "again"
+        except UnavailableError:
+            return "unavailable"
+        except DomainError as exc:
+            log.error("bot move refused in game %s: %s", live.id, exc.message)
+            return "stop"
+        except Exception:
+            log.exception("cannot make a bot move in game %s", live.id)
+            return "stop"
         return "moved"

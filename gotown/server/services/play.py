@@ -27,11 +27,15 @@ from collections.abc import Callable
 from gotown.engine import GoTownError, Options
 
 from .. import schemas
+from ..clock import Clock
 from ..config import Settings
 from ..errors import ConflictError, DomainError, ForbiddenError, InvalidError, NotFoundError
 from ..storage import StoredGame, StoredSeat
+from ..storage_people import KeyHolder
+from ..storage_turns import apply_turn
 from .bots import BOTS_ONLY_TURN_LIMIT, Bots
-from .moves import apply_move
+from .deadlines import check_pace, turn_record
+from .moves import Moves
 from .presence import LocalPresence
 from .registry import LiveGame, Registry, new_game
 from .tokens import check_seat_number, hash_token, require_seat
@@ -50,12 +54,16 @@ class Play:
         presence: LocalPresence,
         views: Views,
         bots: Bots,
+        moves: Moves,
+        clock: Clock,
     ) -> None:
         self.settings = settings
         self.registry = registry
         self.presence = presence
         self.views = views
         self.bots = bots
+        self.moves = moves
+        self.clock = clock
         registry.on_full_lobby = self.maybe_start
 
     # --- creating and joining ----------------------------------------------------------------
@@ -103,10 +111,13 @@ class Play:
         base_url: str,
         rematch_of: str | None = None,
         client: str = "?",
+        holder: KeyHolder | None = None,
     ) -> schemas.CreatedOut:
         """Create a game (``client``: the address asking, for the bound on tables of bots
-        only). The creator (when a name is given) takes the first person's seat."""
+        only). The creator (when a name is given) takes the first person's seat, as their
+        player's when ``holder`` (their device's key) is given."""
         options = self._options(spec)
+        pace = check_pace(spec.pace, spec.on_timeout, spec.missed_limit, self.bots.is_level)
         bots_only = all(seat.kind == "bot" for seat in spec.seats)
         game_id = secrets.token_urlsafe(8)
         if bots_only:
@@ -119,7 +130,10 @@ class Play:
                 seats.append(StoredSeat(i, "bot", seat.level or "medium", None, None))
             elif creator_seat is None and spec.name:
                 creator_seat, token = i, secrets.token_urlsafe(24)
-                seats.append(StoredSeat(i, "human", None, spec.name.strip(), hash_token(token)))
+                player = None if holder is None else holder.player_id
+                seats.append(
+                    StoredSeat(i, "human", None, spec.name.strip(), hash_token(token), player)
+                )
             else:
                 seats.append(StoredSeat(i, "human", None, None, None))
         stored = StoredGame(
@@ -132,6 +146,9 @@ class Play:
             status="lobby",
             seats=seats,
             rematch_of=rematch_of,
+            pace=None if pace is None else pace.seconds,
+            on_timeout=None if pace is None else pace.on_timeout,
+            missed_limit=None if pace is None else pace.missed_limit,
         )
         try:
             await self.registry.db(self.registry.store.create_game, stored)
@@ -162,7 +179,13 @@ class Play:
             raise NotFoundError("unknown-invitation", "this invitation link is not valid")
         return game_id
 
-    async def join(self, game_id: str, body: schemas.JoinIn, base_url: str) -> schemas.JoinedOut:
+    async def join(
+        self,
+        game_id: str,
+        body: schemas.JoinIn,
+        base_url: str,
+        holder: KeyHolder | None = None,
+    ) -> schemas.JoinedOut:
         live = await self.registry.current(game_id)
         if not hmac.compare_digest(
             live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
@@ -180,29 +203,38 @@ class Play:
             seat = free[0] if body.seat is None else body.seat
             if seat not in free:
                 raise ConflictError("seat-taken", f"seat {seat} is not free")
-            token = await self.seat_person(live, seat, name)
+            player = None if holder is None else holder.player_id
+            token = await self.seat_person(live, seat, name, player=player)
             await self.maybe_start(live)
         await self.registry.notify(live, "lobby")
         return self.joined(game_id, seat, token, base_url)
 
     async def seat_person(
-        self, live: LiveGame, seat: int, name: str, *, from_bot: bool = False
+        self,
+        live: LiveGame,
+        seat: int,
+        name: str,
+        *,
+        from_bot: bool = False,
+        player: str | None = None,
     ) -> str:
-        """Give ``seat`` (free, or a bot's that no person holds: ``from_bot``) to ``name``, in
-        the database and the copy; answer the seat's new token. The caller holds the lock."""
+        """Give ``seat`` (free, or a bot's that no person holds: ``from_bot``) to ``name`` (the
+        seat of ``player``, when given), in the database and the copy; answer the seat's new
+        token. The caller holds the lock."""
         token = secrets.token_urlsafe(24)
         # Marked first, so that no process ever sees the seat taken but not when: at worst
         # (someone else took it first) their seat counts as away a little later.
         await self.presence.mark_taken(live, seat)
-        take: Callable[..., bool] = self.registry.store.take_seat
-        if from_bot:
-            take = functools.partial(take, from_bot=True)
+        take: Callable[..., bool] = functools.partial(
+            self.registry.store.take_seat, from_bot=from_bot, player_id=player
+        )
         if not await self.registry.write(live.id, take, live.id, seat, name, hash_token(token)):
             await self.registry.reload(live)
             raise ConflictError("seat-taken", f"seat {seat} was just taken")
         target = live.stored.seats[seat]
         target.kind, target.level = "human", None
         target.name, target.token_hash = name, hash_token(token)
+        target.player_id = player
         if self.registry.shared:
             # Other seats may have been taken elsewhere meanwhile: go on from the facts.
             await self.registry.catch_up(live, locked=True)
@@ -224,15 +256,21 @@ class Play:
         lobby, full, and the next request to it starts it (:meth:`Registry.current`)."""
         if not live.is_full_lobby:
             return
+        game = new_game(live.stored)
+        record = turn_record(live.stored, None, game, None, self.clock.time())
         try:
             started = await self.registry.write(
-                live.id, self.registry.store.set_status, live.id, "playing", "lobby"
+                live.id, self.registry.store.start_game, live.id, record
             )
         except DomainError:
             return  # (logged by Registry.db)
         if started:
-            live.game = new_game(live.stored)
+            live.game = game
             live.stored.status = "playing"
+            if record is not None:
+                apply_turn(record, live.stored)
+            for wake in self.moves.after:
+                wake(live)
         else:  # another process started it first (and it may have gone on since)
             await self.registry.reload(live)
         self.bots.kick(live)
@@ -267,18 +305,24 @@ class Play:
         return live, seat
 
     async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
-        async with live.lock:
-            if self.registry.shared and (live.game is None or body.version > live.game.version):
-                # The client has seen more than this process (another process moved since the
-                # request began): catch up rather than refuse a current version as stale.
-                await self.registry.catch_up(live, locked=True)
+        def check(live: LiveGame, _reloaded: bool) -> None:
             # A request that asks for too much changes nothing.
             self.views.check_events_from(live, body.events_from)
-            if live.stored.seats[seat].kind == "bot":
+            mine = live.stored.seats[seat]
+            if mine.kind == "bot":
                 raise ConflictError("seat-is-bot", "a bot plays this seat now; take it back first")
-            await apply_move(self.registry, live, seat, body.version, body.action)
-        await self.registry.notify(live, "action")
-        self.bots.kick(live)
+            if mine.standin:
+                raise ConflictError(
+                    "standin-plays",
+                    "your time for this turn ran out: a bot plays it for you, and your next "
+                    "turn is yours again",
+                )
+
+        # (Only a version this process has not seen makes it read the database first: the
+        # client has seen more than this process, another process moved since.)
+        await self.moves.make(
+            live, seat, body.version, body.action, kind="human", check=check, catch_up=False
+        )
 
     # --- after the game ----------------------------------------------------------------------
 
@@ -289,6 +333,7 @@ class Play:
         if live.stored.status != "over":
             raise ConflictError("not-over", "a rematch can start when the game is over")
         name = live.stored.seats[seat].name or f"Player {seat + 1}"
+        player = live.stored.seats[seat].player_id  # (the rematch's seat is theirs too)
         async with live.lock:
             if live.stored.rematch_id is None:
                 await self._link_rematch(live, base_url)
@@ -309,11 +354,13 @@ class Play:
         if mine.kind == "bot":
             # Another player gave the seat to a bot before this one came back (the lobby's
             # "give to a bot" on a free seat): it is theirs again, as a reclaim gives it back.
-            return await self._take_back_from_bot(new, seat, name, base_url)
+            return await self._take_back_from_bot(new, seat, name, base_url, player)
+        holder = None if player is None else KeyHolder(player, name, 0)
         return await self.join(
             rematch_id,
             schemas.JoinIn(code=new.stored.invite_code, name=name, seat=seat),
             base_url,
+            holder,
         )
 
     async def _link_rematch(self, live: LiveGame, base_url: str) -> None:
@@ -328,6 +375,9 @@ class Play:
             ],
             options=live.stored.options,
             language=live.stored.language,  # type: ignore[arg-type]
+            pace=live.stored.pace,
+            on_timeout=live.stored.on_timeout,
+            missed_limit=live.stored.missed_limit,
         )
         created = await self.create_game(spec, base_url, rematch_of=live.id)
         if await self.registry.write(
@@ -338,7 +388,7 @@ class Play:
             await self.registry.reload(live)
 
     async def _take_back_from_bot(
-        self, live: LiveGame, seat: int, name: str, base_url: str
+        self, live: LiveGame, seat: int, name: str, base_url: str, player: str | None
     ) -> schemas.JoinedOut:
         """Seat ``name`` at ``seat`` of the rematch ``live``, which a bot was given while it was
         free (in the lobby, or since: the game starts once every seat is filled)."""
@@ -351,7 +401,7 @@ class Play:
             if target.token_hash is not None:
                 # (a person's seat handed to a bot: that person may reclaim it, not another)
                 raise ConflictError("seat-is-bot", "a bot plays your seat in the rematch")
-            token = await self.seat_person(live, seat, name, from_bot=True)
+            token = await self.seat_person(live, seat, name, from_bot=True, player=player)
         await self.registry.notify(live, "lobby")
         self.bots.kick(live)  # (a bot thinking for the seat stops: the seat is a person's)
         return self.joined(live.id, seat, token, base_url)

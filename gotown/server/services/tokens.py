@@ -1,5 +1,5 @@
 """Seats' secret tokens: a seat is known by the SHA-256 of its token (the database holds no
-token), compared in constant time."""
+token), compared in constant time; or by its player's key (:mod:`.players`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,16 @@ def hash_token(token: str) -> str:
 
 
 def seat_of(live: LiveGame, token: str | None) -> int | None:
-    """The seat whose token this is, if any."""
+    """The seat whose token this is, if any; for a verified player (a
+    :class:`~gotown.server.services.players.PlayerSeat`, never a client's text), the seat
+    whose player they are."""
     if not token:
+        return None
+    player_id = getattr(token, "player_id", None)
+    if player_id is not None:
+        for seat in live.stored.seats:
+            if seat.player_id == player_id:
+                return seat.seat
         return None
     digest = hash_token(token)
     for seat in live.stored.seats:

@@ -199,11 +199,17 @@ class Views:
                     handover_in=presence.handover_in(live, s.seat)
                     if s.kind == "human" and s.token_hash is not None
                     else None,
+                    missed=s.missed,
+                    standin=s.standin,
                 )
                 for s in live.stored.seats
             ],
             rematch_id=live.stored.rematch_id,
             rematch_of=live.stored.rematch_of,
+            pace=live.stored.pace,
+            on_timeout=live.stored.on_timeout,
+            missed_limit=live.stored.missed_limit,
+            deadline=live.stored.deadline if live.stored.status == "playing" else None,
             **urls,  # type: ignore[arg-type]
         )
 

@@ -12,22 +12,27 @@ from fastapi.responses import Response
 from ... import schemas
 from ...errors import MalformedError
 from ...services import GameService
-from ..deps import ERRORS, BaseUrl, Client, Service, Token
+from ..deps import ERRORS, BaseUrl, Client, MaybeHolder, Service, Token
 
 router = APIRouter(prefix="/api")
 
 
 @router.post("/games", response_model=schemas.CreatedOut, status_code=201, responses=ERRORS)
 async def create_game(
-    body: schemas.CreateGameIn, base: BaseUrl, service: Service, client: Client
+    body: schemas.CreateGameIn,
+    base: BaseUrl,
+    service: Service,
+    client: Client,
+    holder: MaybeHolder,
 ) -> schemas.CreatedOut:
     """Create a game. The creator (when a name is given) takes the first person seat.
 
     A game created with `turn_limit` null gets the server's ceiling: it ends with no winner
     when that turn ends (R23; see `/api/meta`). A table of bots only is refused with 429
     `too-many-bot-tables` while as many as the server allows are playing (in all, or started
-    from this client's address)."""
-    return await service.play.create_game(body, base, client=client)
+    from this client's address). With a `pace`, a turn-based table: each person's turn has a
+    deadline. With X-Player-Key, the creator's seat is that player's (on all their devices)."""
+    return await service.play.create_game(body, base, client=client, holder=holder)
 
 
 @router.get("/invitations/{code}", response_model=schemas.LobbyOut, responses=ERRORS)
@@ -45,10 +50,11 @@ async def lobby(game_id: str, base: BaseUrl, service: Service, token: Token) -> 
 
 @router.post("/games/{game_id}/join", response_model=schemas.JoinedOut, responses=ERRORS)
 async def join(
-    game_id: str, body: schemas.JoinIn, base: BaseUrl, service: Service
+    game_id: str, body: schemas.JoinIn, base: BaseUrl, service: Service, holder: MaybeHolder
 ) -> schemas.JoinedOut:
-    """Take a free seat with the invitation code; answers the seat's secret token."""
-    return await service.play.join(game_id, body, base)
+    """Take a free seat with the invitation code; answers the seat's secret token (with
+    X-Player-Key, the seat is that player's too)."""
+    return await service.play.join(game_id, body, base, holder)
 
 
 async def _state_response(service: GameService, state: schemas.StateOut) -> Response:

@@ -41,4 +41,7 @@ async def meta(service: Service) -> schemas.MetaOut:
         bot_levels=service.bots.levels(),
         options=option_meta(),
         joker_values=dict(JOKER_VALUES),
+        paces=list(schemas.PACES),
+        pace_range=[schemas.MIN_PACE, schemas.MAX_PACE],
+        now=service.clock.time(),
     )

@@ -62,7 +62,10 @@ def page() -> HTMLResponse:
     return HTMLResponse(_page_html(), headers={"Cache-Control": "no-cache"})
 
 
-for _path in ("/", "/j/{code}", "/g/{game_id}", "/w/{game_id}", "/r/{game_id}"):
+for _path in (
+    "/", "/j/{code}", "/g/{game_id}", "/w/{game_id}", "/r/{game_id}", "/d/{secret}",
+    "/unsubscribe/{code}",
+):  # fmt: skip
     router.add_api_route(_path, page, methods=["GET"])
 
 

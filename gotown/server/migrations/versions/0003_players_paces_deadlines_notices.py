@@ -88,13 +88,14 @@ def upgrade() -> None:
         sa.Column("auth", sa.String(length=64), nullable=True),
         sa.Column("email", sa.String(length=254), nullable=True),
         sa.Column("language", sa.String(length=8), nullable=False),
-        sa.Column("unsubscribe_hash", sa.String(length=64), nullable=True),
+        sa.Column("base_url", sa.String(length=200), nullable=False),
+        sa.Column("unsubscribe_code", sa.String(length=64), nullable=True),
         sa.Column("created_at", WHEN, nullable=False),
         sa.ForeignKeyConstraint(
             ["key_id"], ["player_keys.id"], name=op.f("fk_subscriptions_key_id_player_keys")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_subscriptions")),
-        sa.UniqueConstraint("unsubscribe_hash", name=op.f("uq_subscriptions_unsubscribe_hash")),
+        sa.UniqueConstraint("unsubscribe_code", name=op.f("uq_subscriptions_unsubscribe_code")),
     )
     op.create_index(op.f("ix_subscriptions_key_id"), "subscriptions", ["key_id"], unique=False)
     op.create_table(

@@ -1,0 +1,295 @@
+"""Turn-based tables: a pace per table, a deadline per turn, and what a missed turn does.
+
+A table made with a ``pace`` (seconds per turn, :data:`MIN_PACE` to :data:`MAX_PACE`; none:
+a live table, as before) gives each person's turn a deadline of that long from the moment the
+turn began, and a reminder when a quarter of it is left. Both are stored with the action that
+began the turn (:func:`turn_record`), so that they survive a restart or a SIGKILL; a deadline
+missed while the server was down falls due as soon as it is back.
+
+When a deadline passes, the table's ``on_timeout`` decides: ``"bot:LEVEL"``, a bot of that
+level plays the turn for the seat (a *stand-in*: the seat is its person's again when the turn
+ends, and they are told), or ``"end"``, the turn is ended for them. After ``missed_limit``
+missed turns in a row the bot keeps the seat until its person comes back (takes it back, as
+from any hand-over). Each deadline fires once: its claim and its effect are one conditional
+write (only while the deadline is still the one that fell due), so that with several processes
+on one database the first to claim it acts and the others find nothing to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gotown.engine import Game
+
+from ..clock import Clock
+from ..errors import ConflictError, InvalidError, NotFoundError
+from ..schemas import MAX_MISSED_LIMIT, MAX_PACE, MIN_PACE, PACES
+from ..storage import StoredGame
+from ..storage_turns import Due, NoticeDue, TurnRecord
+
+if TYPE_CHECKING:  # (the services that fire a deadline import this module for its rules)
+    from .bots import Bots
+    from .moves import Moves
+    from .registry import Registry
+
+log = logging.getLogger("gotown.server")
+
+#: Missed turns in a row after which the bot keeps the seat, unless the table says otherwise.
+DEFAULT_MISSED_LIMIT = 3
+#: The reminder comes when this share of the turn's time is left.
+REMINDER_LEFT = 0.25
+#: The level of the bot that keeps a seat after missed turns when turns are ended ("end").
+KEEPER_LEVEL = "medium"
+#: At most this long between two looks at the database for deadlines (another process may
+#: have stored one that falls due sooner than any this one knows of).
+LOOK_EVERY = 60.0
+
+
+@dataclass(frozen=True)
+class Pace:
+    """A table's time rules, checked: seconds per turn, what a missed turn does, and after how
+    many missed turns in a row the bot keeps the seat."""
+
+    seconds: int
+    on_timeout: str  # "end" | "bot:LEVEL"
+    missed_limit: int
+
+    @property
+    def standin_level(self) -> str:
+        return self.on_timeout[4:] if self.on_timeout.startswith("bot:") else KEEPER_LEVEL
+
+
+def check_pace(
+    seconds: int | None,
+    on_timeout: str | None,
+    missed_limit: int | None,
+    levels: Callable[[str], bool],
+) -> Pace | None:
+    """The table's :class:`Pace` (None: live), or 422 ``invalid-pace`` naming what is wrong."""
+    if seconds is None:
+        if on_timeout is not None or missed_limit is not None:
+            raise InvalidError("invalid-pace", "on_timeout and missed_limit need a pace")
+        return None
+    if not MIN_PACE <= seconds <= MAX_PACE:
+        raise InvalidError(
+            "invalid-pace",
+            f"pace: {seconds} s is not between {MIN_PACE} s (5 minutes) and {MAX_PACE} s "
+            "(14 days) a turn",
+        )
+    on_timeout = on_timeout or "bot:medium"
+    if on_timeout != "end" and not (on_timeout.startswith("bot:") and levels(on_timeout[4:])):
+        raise InvalidError(
+            "invalid-pace",
+            f'on_timeout: {on_timeout[:40]!r} is not "end" or "bot:LEVEL" with a bot level',
+        )
+    limit = DEFAULT_MISSED_LIMIT if missed_limit is None else missed_limit
+    if not 1 <= limit <= MAX_MISSED_LIMIT:
+        raise InvalidError(
+            "invalid-pace", f"missed_limit: {limit} is not between 1 and {MAX_MISSED_LIMIT}"
+        )
+    return Pace(seconds, on_timeout, limit)
+
+
+def pace_of(stored: StoredGame) -> Pace | None:
+    if stored.pace is None:
+        return None
+    return Pace(stored.pace, stored.on_timeout or "bot:medium", stored.missed_limit or 1)
+
+
+def turn_record(
+    stored: StoredGame,
+    before: Game | None,
+    after: Game,
+    actor: int | None,
+    now: float,
+    *,
+    timed_out: bool = False,
+) -> TurnRecord | None:
+    """The bookkeeping of the move from ``before`` to ``after`` by ``actor`` (None: no move, a
+    game that starts): the seat whose turn it is, the new turn's deadline and reminder and its
+    "your turn" notice, the end's notices; a person's move resets their missed turns; a
+    stand-in's turn that ends gives the seat back. None when nothing of it changes (a move
+    within a turn that a person keeps playing). ``timed_out``: the server ended the turn of
+    ``actor``, whose deadline passed (one more turn missed)."""
+    new_turn = before is None or after.is_over or after.turn != before.turn
+    seats: list[tuple[int, int, bool]] = []
+    if actor is not None:
+        mine = stored.seats[actor]
+        if timed_out:
+            seats.append((actor, mine.missed + 1, False))
+        elif mine.standin and new_turn:
+            seats.append((actor, mine.missed, False))  # the stand-in's turn is over
+        elif not mine.standin and mine.kind == "human" and mine.missed:
+            seats.append((actor, 0, False))  # they played: no turn missed in a row
+    if not new_turn and not seats:
+        return None
+    pace = pace_of(stored)
+    if after.is_over:
+        notices = ()
+        if pace is not None:
+            notices = tuple(
+                NoticeDue(s.seat, "ended", after.turn, now)
+                for s in stored.seats
+                if s.player_id is not None
+            )
+        return TurnRecord(
+            now=now, turn_seat=None, turn=after.turn, over=True, seats=tuple(seats),
+            notices=notices,
+        )  # fmt: skip
+    if not new_turn:
+        return TurnRecord(
+            now=now, turn_seat=after.active, turn=after.turn, turn_changed=False,
+            seats=tuple(seats),
+        )  # fmt: skip
+    seat = stored.seats[after.active]
+    timed = pace is not None and seat.kind == "human" and not seat.standin
+    if not timed:
+        return TurnRecord(now=now, turn_seat=after.active, turn=after.turn, seats=tuple(seats))
+    assert pace is not None
+    deadline = now + pace.seconds
+    notices = ()
+    if seat.player_id is not None and (before is None or after.active != before.active):
+        notices = (NoticeDue(after.active, "your-turn", after.turn, now),)
+    return TurnRecord(
+        now=now,
+        turn_seat=after.active,
+        turn=after.turn,
+        deadline=deadline,
+        reminder=deadline - REMINDER_LEFT * pace.seconds,
+        seats=tuple(seats),
+        notices=notices,
+    )
+
+
+class Deadlines:
+    """Fires the deadlines and reminders that fell due (:meth:`fire_due`), each once."""
+
+    def __init__(self, registry: Registry, moves: Moves, bots: Bots, clock: Clock) -> None:
+        self.registry = registry
+        self.moves = moves
+        self.bots = bots
+        self.clock = clock
+        self.fired = 0
+        self.late: list[float] = []  # seconds after its moment each deadline fired
+
+    async def fire_due(self) -> None:
+        store = self.registry.store
+        now = self.clock.time()
+        for due in await self.registry.db(store.due_deadlines, now):
+            try:
+                await self.fire(due)
+            except Exception:  # one table's trouble must not stop the others
+                log.exception("cannot fire the deadline of game %s", due.game_id)
+        for due in await self.registry.db(store.due_reminders, now):
+            if due.seat is not None:
+                notice = NoticeDue(due.seat, "reminder", due.turn, now)
+                await self.registry.db(store.claim_reminder, due, notice, now)
+
+    async def fire(self, due: Due) -> None:
+        """Do what the table says a missed turn does, unless the turn moved on meanwhile."""
+        try:
+            live = await self.registry.current(due.game_id)
+        except NotFoundError:
+            return
+        game, stored = live.game, live.stored
+        pace = pace_of(stored)
+        if game is None or game.is_over or pace is None or game.turn != due.turn:
+            return
+        seat = game.active
+        mine = stored.seats[seat]
+        if mine.kind != "human" or mine.standin:
+            return
+        missed = mine.missed + 1
+        now = self.clock.time()
+        if pace.on_timeout == "end" and missed < pace.missed_limit:
+            try:
+                await self.moves.make(
+                    live, seat, game.version, {"type": "end-turn"}, kind="human",
+                    timed_out=True,
+                )  # fmt: skip
+            except ConflictError:
+                return  # (somebody moved first: the next look sees the turn as it is now)
+        else:
+            keeper = pace.standin_level if missed >= pace.missed_limit else None
+            async with live.lock:
+                if live.game is not game:
+                    return  # (moved on while waiting for the lock)
+                taken = await self.registry.write(
+                    live.id, self.registry.store.claim_timeout, due, seat, missed, keeper, now
+                )
+                if not taken:
+                    return
+                mine.missed = missed
+                if keeper is None:
+                    mine.standin = True
+                else:
+                    mine.kind, mine.level = "bot", keeper
+                stored.deadline = stored.deadline_turn = None
+            await self.registry.notify(live, "lobby")
+            self.bots.kick(live)
+        self.fired += 1
+        self.late.append(max(0.0, now - due.at))
+
+
+class Scheduler:
+    """Wakes at the next deadline, reminder or notice that falls due (or every
+    :data:`LOOK_EVERY` seconds, for those other processes stored), and hands each to
+    ``on_due``. Time is the server's :class:`~gotown.server.clock.Clock`: moving it on wakes it."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        next_moment: Callable[[], Awaitable[float | None]],
+        work: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.clock = clock
+        self._next_moment = next_moment
+        self._work = work
+        self._poked = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def poke(self) -> None:
+        """Look again now (a deadline or notice was just stored)."""
+        self._poked.set()
+
+    async def stop(self) -> None:
+        self.closing = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _run(self) -> None:
+        while not self.closing:
+            self._poked.clear()
+            try:
+                await self._work()
+                upcoming = await self._next_moment()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database may be away: look again a little later
+                log.exception("cannot look at the deadlines and notices")
+                upcoming = None
+            wake = self.clock.time() + LOOK_EVERY
+            if upcoming is not None:
+                wake = min(wake, max(upcoming, self.clock.time()))
+            sleeper = asyncio.ensure_future(self.clock.sleep_until(wake))
+            poked = asyncio.ensure_future(self._poked.wait())
+            try:
+                await asyncio.wait({sleeper, poked}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                poked.cancel()
+
+
+__all__ = ["MAX_PACE", "MIN_PACE", "PACES", "Due", "Pace", "Scheduler", "check_pace",
+           "turn_record"]  # fmt: skip
