@@ -1,6 +1,7 @@
 """The WebSocket ``/ws/games/{id}``: live updates for one seat (or a spectator).
 
-Protocol: send ``{"token": "..."}`` (or ``{"token": null}`` to watch) first, with
+Protocol: send ``{"token": "..."}`` (or ``{"token": null, "key": "..."}`` with a device's
+player key, or ``{"token": null}`` to watch) first, with
 ``"events_from": N`` to resume holding N events (else 0; checked as over HTTP: an error and the
 close code 4422); receive ``{"type": "state", "state": StateOut}`` now and after every change,
 each with only the events this connection was not sent yet (should the game ever hold fewer, as
@@ -45,6 +46,7 @@ from ..errors import (
 )
 from ..pubsub import Notice
 from ..services import GameService
+from ..services.players import PlayerSeat
 from ..services.registry import LiveGame
 from ..services.tokens import seat_or_spectator
 
@@ -53,8 +55,8 @@ router = APIRouter()
 #: The protocol is JSON in text frames; a binary frame gets this answer.
 BINARY_FRAME = "binary frames are not understood: send JSON as text"
 FIRST_MESSAGE = (
-    'the first message must be {"token": "..."}, or {"token": null} to watch '
-    '(with "events_from": N to resume)'
+    'the first message must be {"token": "..."}, {"token": null, "key": "..."} (a device\'s '
+    'player key), or {"token": null} to watch (with "events_from": N to resume)'
 )
 
 
@@ -71,7 +73,7 @@ def parse(text: str) -> Any:
         raise MalformedError("malformed-json", describe_unparsable(exc)) from exc
 
 
-def first_message(text: str | None) -> tuple[str | None, int]:
+def first_message(text: str | None) -> tuple[str | None, int, str | None]:
     """The token of the first message (None: a spectator) and its ``events_from`` (0 when left
     out); ``bad-request`` for anything but ``{"token": "..."}`` or ``{"token": null}``, with
     an optional ``"events_from"``, and ``invalid-request`` for an ``events_from`` that is not a
@@ -83,15 +85,22 @@ def first_message(text: str | None) -> tuple[str | None, int]:
         first = parse(text)
     except DomainError as exc:
         raise MalformedError(exc.code, f"{exc.message}; {FIRST_MESSAGE}") from exc
-    if not isinstance(first, dict) or not {"token"} <= set(first) <= {"token", "events_from"}:
+    if not isinstance(first, dict) or not {"token"} <= set(first) <= {
+        "token",
+        "events_from",
+        "key",
+    }:
         raise MalformedError("bad-request", FIRST_MESSAGE)
     token = first["token"]
     if token is not None and not isinstance(token, str):
         raise MalformedError("bad-request", "token must be a string")
+    key = first.get("key")
+    if key is not None and not isinstance(key, str):
+        raise MalformedError("bad-request", "key must be a string")
     events_from = first.get("events_from", 0)
     if type(events_from) is not int or events_from < 0:
         raise InvalidError("invalid-request", "events_from: a whole number of at least 0, please")
-    return token, events_from
+    return token, events_from, key
 
 
 def events_through(state: schemas.StateOut) -> int:
@@ -174,7 +183,11 @@ class Connection:
         await self.websocket.accept()
         try:
             text = await asyncio.wait_for(self.receive(), timeout=30)
-            self.token, resume_from = first_message(text)
+            self.token, resume_from, key = first_message(text)
+            if not self.token and key:
+                holder = await self.service.players.holder(key)
+                assert holder is not None
+                self.token = PlayerSeat(holder.player_id)
             live = await self.service.registry.current(self.game_id)
             self.seat = seat_or_spectator(live, self.token)
         except DomainError as exc:
@@ -242,7 +255,8 @@ class Connection:
         """After every change, the state with only the events not sent yet."""
         notice: Notice
         async for notice in notices:
-            metrics.notice_heard(notice.game_id, notice.version, notice.change)
+            here = self.service.pubsub.id
+            metrics.notice_heard(here, notice.game_id, notice.version, notice.change, notice.origin)
             try:
                 await self.service.registry.refresh(notice)
             except NotFoundError as exc:  # (closed by the operator: gotown admin close)
@@ -251,7 +265,7 @@ class Connection:
             views = self.service.views
             state = await views.state_for(live, self.seat, self.base, self.sent, or_full=True)
             await self.send_state(state)
-            metrics.update_sent(self.game_id, state.version, self.seat)
+            metrics.update_sent(here, self.game_id, state.version, self.seat, id(self))
 
     async def _read(self) -> None:
         while True:
