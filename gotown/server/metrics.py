@@ -22,6 +22,7 @@ import collections
 import contextlib
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -160,14 +161,24 @@ PROCESS_METRICS: tuple[Collector, ...] = (
     HTTP_SECONDS,
 )
 
-# The actions whose updates are still to be timed: (game, version) -> (start, acting seat).
-_pending: collections.OrderedDict[tuple[str, int], tuple[float, int | None, str]] = (
-    collections.OrderedDict()
-)
+
+@dataclass
+class _Pending:
+    """An action whose updates are being timed on this process."""
+
+    start: float
+    actor: int | None
+    made: str
+    timed: set[int] = field(default_factory=set)  # (the sockets that had theirs)
 
 
-def _remember(key: tuple[str, int], start: float, seat: int | None, made: str) -> None:
-    _pending[key] = (start, seat, made)
+# By (process, game, version): the process is the app's notices' id, so that several apps in one
+# interpreter (tests) keep theirs apart.
+_pending: collections.OrderedDict[tuple[str, str, int], _Pending] = collections.OrderedDict()
+
+
+def _remember(key: tuple[str, str, int], pending: _Pending) -> None:
+    _pending[key] = pending
     _pending.move_to_end(key)
     while len(_pending) > PENDING_UPDATES:
         _pending.popitem(last=False)
@@ -176,28 +187,29 @@ def _remember(key: tuple[str, int], start: float, seat: int | None, made: str) -
 # --- the API the server calls --------------------------------------------------------------------
 
 
-def action_stored(game_id: str, version: int, seat: int, by: str) -> None:
-    """An action of ``seat`` (``by``: "human" or "bot") is stored; the game is at ``version``."""
+def action_stored(process: str, game_id: str, version: int, seat: int, by: str) -> None:
+    """An action of ``seat`` (``by``: "human" or "bot") is stored by ``process`` (its notices'
+    id); the game is at ``version``."""
     ACTIONS.labels(by=by).inc()
-    _remember((game_id, version), time.perf_counter(), seat, "here")
+    _remember((process, game_id, version), _Pending(time.perf_counter(), seat, "here"))
 
 
-def notice_heard(game_id: str, version: int, change: str) -> None:
-    """A notice of another process's action reached this process's socket of the game: the
-    update's time starts here when the action was not stored by this process."""
-    if change == "action" and (game_id, version) not in _pending:
-        _remember((game_id, version), time.perf_counter(), None, "elsewhere")
+def notice_heard(process: str, game_id: str, version: int, change: str, origin: str) -> None:
+    """A notice reached a socket of ``process``: the update's time of another process's
+    action (``origin``) starts here."""
+    key = (process, game_id, version)
+    if change == "action" and origin != process and key not in _pending:
+        _remember(key, _Pending(time.perf_counter(), None, "elsewhere"))
 
 
-def update_sent(game_id: str, version: int, seat: int | None) -> None:
-    """A socket of ``seat`` (None: a spectator) was sent the game at ``version``: timed when it
-    is another seat's than the one that acted."""
-    pending = _pending.get((game_id, version))
-    if pending is None:
+def update_sent(process: str, game_id: str, version: int, seat: int | None, socket: int) -> None:
+    """The socket ``socket`` (any number proper to it) of ``seat`` (None: a spectator) was sent
+    the game at ``version``: timed once, when it is not the seat that acted."""
+    pending = _pending.get((process, game_id, version))
+    if pending is None or socket in pending.timed or (seat is not None and seat == pending.actor):
         return
-    start, actor, made = pending
-    if seat is None or seat != actor:
-        UPDATE_SECONDS.labels(made=made).observe(time.perf_counter() - start)
+    pending.timed.add(socket)
+    UPDATE_SECONDS.labels(made=pending.made).observe(time.perf_counter() - pending.start)
 
 
 @contextlib.contextmanager
