@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         service = GameService(settings, store, pubsub, clock)
         app.state.service = service
         await service.start()
-        operations = app.state.operations = Operations(settings, store, service)
+        operations = app.state.operations = Operations(settings, store, service, clock)
         await operations.start()
         gcwatch.settle()
         watch = gcwatch.GcWatch()

@@ -37,6 +37,7 @@ import gotown.bots
 from gotown.bots import LEVELS, Bot, hashed_seed
 from gotown.engine import Action, View
 
+from .. import metrics
 from ..clock import Clock
 from ..config import Settings
 from ..errors import BusyError, DomainError, InvalidError, UnavailableError
@@ -286,11 +287,12 @@ class Bots:
         try:
             bot = self.bot_for(live, seat)
             view = await self.views.seat_view(game, seat)
-            if any(s.kind != "bot" for s in live.stored.seats):
-                async with self.gate.slot(live.creator or live.id):
-                    action, bot = await self._workers.run(choose, bot, view, legal)
-            else:
-                action, bot = await self._bots_only_workers.run(choose, bot, view, legal)
+            with metrics.bot_decision(live.stored.seats[seat].level or "medium"):
+                if any(s.kind != "bot" for s in live.stored.seats):
+                    async with self.gate.slot(live.creator or live.id):
+                        action, bot = await self._workers.run(choose, bot, view, legal)
+                else:
+                    action, bot = await self._bots_only_workers.run(choose, bot, view, legal)
             # (From a process, the copy that chose.)
             self._of(live).bots[seat] = (live.stored.seats[seat].level or "medium", bot)
             if action not in legal:

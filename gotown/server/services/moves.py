@@ -19,6 +19,7 @@ from typing import Any
 
 from gotown.engine import Action, GoTownError, IllegalActionError, InvalidActionError
 
+from .. import metrics
 from ..clock import Clock
 from ..errors import ConflictError, InvalidError
 from ..storage import ConflictError as WriteConflictError
@@ -122,6 +123,7 @@ class Moves:
             await self.registry.reload(live)
             raise ConflictError("stale-version", "another action was applied first") from exc
         live.game = after
+        metrics.action_stored(self.registry.pubsub.id, live.id, after.version, seat, kind)
         live.used = self.clock.monotonic()
         stored.actions.append(action.to_json())
         if after.is_over:
