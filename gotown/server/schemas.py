@@ -488,8 +488,13 @@ class PushKeysIn(_In):
 
 
 class PushSubscriptionIn(_In):
+    """A browser's ``PushSubscription.toJSON()``, and the language of its notices."""
+
     endpoint: str = Field(min_length=1, max_length=2048)
     keys: PushKeysIn
+    expirationTime: float | None = Field(  # noqa: N815 (the browser's name)
+        default=None, description="as the browser gives it (unused)"
+    )
     language: Language = "en"
 
 

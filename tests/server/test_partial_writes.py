@@ -30,7 +30,11 @@ def _status_writes_fail(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> 
         asked.append(status)
         raise OperationalError("UPDATE games SET status", {}, Exception("connection lost"))
 
+    def start_lost(game_id: str, turn: object) -> bool:
+        return lost(game_id, "playing", "lobby")  # (a game's start: its status and first turn)
+
     monkeypatch.setattr(store, "set_status", lost)
+    monkeypatch.setattr(store, "start_game", start_lost)
     return asked
 
 
