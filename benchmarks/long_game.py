@@ -3,25 +3,30 @@
 Starts ``gotown serve`` as ``scripts/serve`` does (the engine and the bots' search compiled by
 ``scripts/build-engine`` when this machine can; ``--pure``: their sources) on a fresh SQLite
 file, with seeds allowed (a known deal) and no rate limit (thousands of moves are played fast;
-the attack below stays within the default limits anyway). Its game: two people who only end
+the attack below stays within the default limits anyway). Its games: two people who only end
 their turns (seed 1, seat 0 first: both hands fill up with cards they could play, so it is no
 stalemate, R20b, and runs on towards its turn limit), both seats' sockets open and every move
-sent as the page sends it (HTTP, with its version and the events held):
+sent as the page sends it (HTTP, with its version and the events held). A short game stops at
+the first of the turns asked for, a long one goes on to each of the others; there, the same
+figures of both are taken in turns (a busy machine's load then weighs on both alike):
 
-* **server**, at each of ``--turns``: a seat's state with the events it lacks only
+* **server** (``--turns``): a seat's state with the events it lacks only
   (``GET /state?events_from=N``: what a socket's push builds), ``--samples`` times, and
   ``--moves`` moves timed to their answer and to the other seat's socket;
-* **page** (Debian's Chromium through Playwright), at each of ``--page-turns``: the seat's
-  table opened then (time to the drawn table) and one kept open since the first of them, each
-  ``update()`` (a state joined and drawn) timed in the page over the same moves, the JS heap
-  after a garbage collection (``Performance.getMetrics`` JSHeapUsedSize) and the elements;
+* **page** (``--page-turns``; Debian's Chromium through Playwright): the seat's table opened
+  on each game (time to the drawn table) and one kept open on the long game since the first
+  turn, each ``update()`` (a state joined and drawn) timed in the page over those moves, the
+  JS heap after a garbage collection (``Performance.getMetrics`` JSHeapUsedSize) and the
+  elements;
 * **attack** (``--attack-actions``, 0: none): from an address of its own, 32 spectator sockets
-  on this game and one end turn every 2 s, beside a normal player's table (a person against a
-  ``medium`` bot, from another address, as long as ``--attack-seconds``, without then with the
-  attack): the person's move to its answer, and the bot's reply (the person's end of turn to
-  their turn again, the bot's delay of 0.6 s a move included): median, p95, max.
+  on the long game and one end turn every 2 s, beside a normal player's table (a person
+  against a ``medium`` bot, from another address, ``--attack-seconds`` alone and as long
+  beside the attack, in halves taken in turns): the person's move to its answer, and the
+  bot's reply (the person's end of turn to their turn again, the bot's delay of 0.6 s a move
+  included): median, p95, max.
 
-Later turns are printed beside the first, with their ratio (near 1: the work does not grow).
+The long game's figures are printed beside the short one's, with their ratio (near 1: the
+work does not grow with the game).
 
     .venv/bin/python benchmarks/long_game.py
     .venv/bin/python benchmarks/long_game.py --turns 100,3000 --page-turns 100,3000 \\
