@@ -32,12 +32,16 @@ def _free_port() -> int:
         return port
 
 
-def _start(database_url: str, port: int) -> subprocess.Popen[bytes]:
+def _start(
+    database_url: str, port: int, extra: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A server process on ``port`` (``extra``: more of its environment), once it answers."""
     env = {
         **os.environ,
         "GOTOWN_DATABASE_URL": database_url,
         "GOTOWN_RATE_LIMIT": "0",
         "GOTOWN_WORKER_PROCESSES": "false",
+        **(extra or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "gotown.server.main:create_app_from_env",
@@ -60,14 +64,23 @@ class KilledError(Exception):
 
 
 def _call(
-    port: int, method: str, path: str, body: Any = None, token: str | None = None
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
     """One request: its status and JSON answer; :class:`KilledError` when nobody answers."""
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}",
         data=None if body is None else json.dumps(body).encode(),
         method=method,
-        headers={"Content-Type": "application/json", **({"X-Seat-Token": token} if token else {})},
+        headers={
+            "Content-Type": "application/json",
+            **({"X-Seat-Token": token} if token else {}),
+            **(headers or {}),
+        },
     )
     try:
         with urllib.request.urlopen(request, timeout=5) as answer:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gotown.engine import Game
 
+from .. import metrics
 from ..clock import Clock
 from ..errors import ConflictError, InvalidError, NotFoundError
 from ..schemas import MAX_MISSED_LIMIT, MAX_PACE, MIN_PACE, PACES
@@ -147,13 +148,21 @@ def turn_record(
             seats=tuple(seats),
         )  # fmt: skip
     seat = stored.seats[after.active]
-    timed = pace is not None and seat.kind == "human" and not seat.standin
+    # The seat as this record leaves it: a stand-in whose turn ended gave it back, also when
+    # the next turn is the same seat's (a donut truck's extra turn, the other seats' turns
+    # passed by milkshakes), and that turn is its person's, with its deadline and notice.
+    standin = next((s[2] for s in seats if s[0] == after.active), seat.standin)
+    timed = pace is not None and seat.kind == "human" and not standin
     if not timed:
         return TurnRecord(now=now, turn_seat=after.active, turn=after.turn, seats=tuple(seats))
     assert pace is not None
     deadline = now + pace.seconds
     notices = ()
-    if seat.player_id is not None and (before is None or after.active != before.active):
+    # Told unless they ended the turn before this one themselves (their seat's or another's).
+    not_by_them = actor == after.active and (timed_out or stored.seats[after.active].standin)
+    if seat.player_id is not None and (
+        before is None or after.active != before.active or not_by_them
+    ):
         notices = (NoticeDue(after.active, "your-turn", after.turn, now),)
     return TurnRecord(
         now=now,
@@ -174,8 +183,7 @@ class Deadlines:
         self.moves = moves
         self.bots = bots
         self.clock = clock
-        self.fired = 0
-        self.late: list[float] = []  # seconds after its moment each deadline fired
+        self.fired = 0  # (and counted for /metrics, with how late each fired)
 
     async def fire_due(self) -> None:
         store = self.registry.store
@@ -233,7 +241,7 @@ class Deadlines:
             await self.registry.notify(live, "lobby")
             self.bots.kick(live)
         self.fired += 1
-        self.late.append(max(0.0, now - due.at))
+        metrics.deadline_due(now - due.at)
 
 
 class Scheduler:
