@@ -11,7 +11,18 @@ from fastapi import FastAPI
 
 from . import errors, gcwatch, logs, metrics, schemas
 from .api import openapi, socket
-from .api.routes import advice, games, health, lessons, meta, pages, players, review, seats
+from .api.routes import (
+    advice,
+    circles,
+    games,
+    health,
+    lessons,
+    meta,
+    pages,
+    players,
+    review,
+    seats,
+)
 from .clock import Clock
 from .config import Settings
 from .middleware import (
@@ -94,7 +105,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     logs.install()
     errors.install(app)
     openapi.install(app)
-    for routes in (health, meta, games, advice, review, seats, lessons, players):
+    for routes in (health, meta, games, advice, review, seats, lessons, players, circles):
         app.include_router(routes.router)
     app.include_router(players.links_router)
     app.include_router(socket.router)

@@ -133,6 +133,14 @@ class CreateGameIn(_In):
         description="with a pace: missed turns in a row after which the bot keeps the seat "
         "until its person comes back (default 3)",
     )
+    circle_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        json_schema_extra={"pattern": "^[A-Za-z0-9_-]+$"},
+        description="a circle of friends of yours (X-Player-Key): the table counts for its "
+        "ratings, and only its members (and bots) sit at it",
+    )
     _name_is_printable = field_validator("name")(_printable)
     _seed_whole = field_validator("seed", "pace", "missed_limit", mode="before")(_whole_float)
     seed: int | None = Field(
@@ -225,6 +233,7 @@ class LobbyOut(BaseModel):
     rematch_id: str | None = None
     rematch_of: str | None = None
     pace: int | None = Field(default=None, description="seconds a turn (null: a live table)")
+    circle_id: str | None = Field(default=None, description="the circle it counts for")
     on_timeout: str | None = None
     missed_limit: int | None = None
     deadline: float | None = Field(
@@ -359,6 +368,10 @@ class MetaOut(BaseModel):
         default_factory=list, description="the shortest and the longest pace allowed (seconds)"
     )
     now: float = Field(default=0.0, description="the server's time, seconds since 1970 (UTC)")
+    bot_ratings: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="each bot level's fixed rating [mu, sigma], on the scale people are rated",
+    )
 
 
 class ReviewCardsOut(BaseModel):
@@ -518,3 +531,109 @@ class ClockIn(_In):
 class ClockOut(BaseModel):
     now: float
     offset: float
+
+
+# --- circles of friends and their ratings (services/circles.py) --------------------------------
+
+
+class CircleIn(_In):
+    name: str = Field(min_length=1, max_length=24, json_schema_extra={"pattern": NAME_PATTERN})
+
+    _name_is_printable = field_validator("name")(_printable)
+
+
+class JoinCircleIn(_In):
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=24,
+        json_schema_extra={"pattern": NAME_PATTERN},
+        description="your name in the circle (unique in it); your player's name when left out",
+    )
+
+    _name_is_printable = field_validator("name")(_printable)
+
+
+class RatingOut(BaseModel):
+    mu: float
+    sigma: float
+    games: int = 0
+    ordinal: float = Field(description="mu - 3 sigma: what the leaderboard sorts by")
+
+
+class CircleOut(BaseModel):
+    circle_id: str
+    name: str
+    creator_id: str
+    invite_url: str = Field(description="the link that joins the circle (for its members only)")
+
+
+class MemberOut(BaseModel):
+    player_id: str
+    name: str
+    you: bool
+    rating: RatingOut | None
+
+
+class LeaderOut(BaseModel):
+    name: str
+    player_id: str | None = Field(description="a member's; null for a bot level")
+    level: str | None = Field(description="a bot level's (its fixed rating); null for a member")
+    rating: RatingOut
+
+
+class CircleTableOut(BaseModel):
+    game_id: str
+    status: GameStatus
+    play_url: str
+
+
+class CircleDetailOut(CircleOut):
+    members: list[MemberOut]
+    tables: list[CircleTableOut] = Field(description="its tables under way")
+    leaderboard: list[LeaderOut] = Field(
+        description="members by rating (mu - 3 sigma), with the bot levels for scale"
+    )
+
+
+class CirclePreviewOut(BaseModel):
+    """What the holder of a circle's link sees before joining it: its name."""
+
+    name: str
+    members: int
+
+
+class RatingChangeOut(BaseModel):
+    seat: int
+    player_id: str
+    circle: bool = Field(description="the circle's rating (else the one over all games)")
+    before: RatingOut
+    after: RatingOut
+
+
+class GameRatingsOut(BaseModel):
+    game_id: str
+    rated: bool = Field(description="whether this game counted for ratings")
+    changes: list[RatingChangeOut]
+
+
+class HeadToHeadOut(BaseModel):
+    kind: Literal["person", "bot"]
+    opponent: str
+    games: int
+    wins: int
+    losses: int
+
+
+class PlayerPageOut(BaseModel):
+    player_id: str
+    name: str
+    rating: RatingOut | None
+    plays_like: str | None = Field(description="the bot level whose rating is nearest")
+    games: int
+    wins_by_players: dict[str, dict[str, int]]
+    history: list[dict[str, Any]] = Field(description="the rating after each rated game")
+    head_to_head: list[HeadToHeadOut]
+    cards: list[dict[str, Any]] = Field(description="the special cards played, most first")
+    floors_built: int
+    recent: list[dict[str, Any]]

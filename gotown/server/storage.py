@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .storage_people import PlayerStore
+from .storage_ratings import RatingStore
 from .storage_turns import TurnRecord, TurnStore, write_turn
 from .tables import (
     CLAIM_SEAT,
@@ -79,6 +80,8 @@ class StoredGame:
     #: The deadline of the turn under way (a Unix time; None: none) and that turn's number.
     deadline: float | None = None
     deadline_turn: int | None = None
+    #: The circle of friends it was made from (its end counts for their ratings).
+    circle_id: str | None = None
 
 
 #: What a game's record looks like now, in short: status, rematch, number of actions and every
@@ -114,7 +117,7 @@ class SeatChangedError(ConflictError):
 SQLITE_SYNCHRONOUS = ("full", "normal")
 
 
-class Store(PlayerStore, TurnStore):
+class Store(PlayerStore, TurnStore, RatingStore):
     """The database. On SQLite it runs in WAL mode with ``synchronous`` at ``FULL`` by default:
     each commit (one acknowledged action) waits until the log is on disk, so that an action the
     server answered survives an operating-system crash or a power loss, not only a crash of the
@@ -214,6 +217,7 @@ class Store(PlayerStore, TurnStore):
                     pace=game.pace,
                     on_timeout=game.on_timeout,
                     missed_limit=game.missed_limit,
+                    circle_id=game.circle_id,
                 )
             )
             s.flush()
@@ -270,6 +274,7 @@ class Store(PlayerStore, TurnStore):
                 missed_limit=row.missed_limit,
                 deadline=None if row.deadline_at is None else _aware(row.deadline_at).timestamp(),
                 deadline_turn=row.deadline_turn,
+                circle_id=row.circle_id,
             )
 
     def stamp(self, game_id: str) -> Stamp | None:

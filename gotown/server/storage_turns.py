@@ -60,6 +60,8 @@ class TurnRecord:
     deadline: float | None = None
     reminder: float | None = None
     over: bool = False
+    winner: int | None = None  # once over: the winning seat (None: no winner)
+    ending: str | None = None  # once over: "win", "stalemate" or "turn-limit"
     seats: tuple[tuple[int, int, bool], ...] = ()  # (seat, missed, standin)
     notices: tuple[NoticeDue, ...] = field(default=())
 
@@ -95,7 +97,7 @@ def write_turn(connection: Connection, game_id: str, record: TurnRecord) -> None
         "reminder_at": None if record.reminder is None else moment(record.reminder),
     }
     if record.over:
-        values["finished_at"] = moment(record.now)
+        values.update(finished_at=moment(record.now), winner=record.winner, ending=record.ending)
     connection.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -75,6 +76,12 @@ class GameRow(Base):
     finished_at: Mapped[dt.datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, index=True
     )
+    #: The circle of friends the table was made from: its end counts for their ratings.
+    circle_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    #: How it ended, once over: the winning seat (None: no winner) and why ("win",
+    #: "stalemate", "turn-limit"), for the pages that count games without replaying them.
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ending: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class SeatRow(Base):
@@ -181,6 +188,64 @@ class NoticeRow(Base):
     )
     sent_to: Mapped[list[int]] = mapped_column(JSON, default=list)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class CircleRow(Base):
+    """A circle of friends: joined by its link, its tables count for its members' ratings."""
+
+    __tablename__ = "circles"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    creator_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    invite_code: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class MemberRow(Base):
+    """A player in a circle, under a name unique in it."""
+
+    __tablename__ = "circle_members"
+    __table_args__ = (
+        PrimaryKeyConstraint("circle_id", "player_id"),
+        UniqueConstraint("circle_id", "name"),
+    )
+
+    circle_id: Mapped[str] = mapped_column(ForeignKey("circles.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    joined_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class RatingRow(Base):
+    """A player's rating in a circle ("" for the one over all their rated games)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (PrimaryKeyConstraint("player_id", "circle_id"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    circle_id: Mapped[str] = mapped_column(String(32))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RatingChangeRow(Base):
+    """One rated game's change of one player's rating (its history, and the end screen)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("game_id", "player_id", "circle_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    player_id: Mapped[str] = mapped_column(String(32), index=True)
+    circle_id: Mapped[str] = mapped_column(String(32))
+    seat: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
 # The statements of the two calls made for every action (Store.append_action, Store.stamp),

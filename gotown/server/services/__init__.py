@@ -11,6 +11,7 @@
 ``players``      players' keys and device links
 ``deadlines``    turn-based tables: paces, deadlines, missed turns, and the scheduler
 ``notices``      "your turn" by Web Push and e-mail
+``circles``      circles of friends, their ratings, a player's page
 ``seats``        hand a seat to a bot, take it back
 ``estimates``    hints and chances, and their quota
 ``review``       the review of a finished game, computed once
@@ -31,6 +32,7 @@ from ..config import Settings
 from ..pubsub import PubSub
 from ..storage import Store
 from .bots import Bots
+from .circles import Circles
 from .deadlines import Deadlines, Scheduler
 from .estimates import Estimates
 from .moves import Moves
@@ -63,14 +65,23 @@ class GameService:
         self.moves = Moves(self.registry, clock)
         self.bots = Bots(settings, self.registry, self.views, self.moves, clock)
         self.players = Players(self.registry, clock)
+        self.circles = Circles(self.registry, clock)
         self.play = Play(
-            settings, self.registry, self.presence, self.views, self.bots, self.moves, clock
+            settings,
+            self.registry,
+            self.presence,
+            self.views,
+            self.bots,
+            self.moves,
+            clock,
+            self.circles,
         )
         self.deadlines = Deadlines(self.registry, self.moves, self.bots, clock)
         self.notices = Notices(settings, self.registry, self.presence, clock)
         self.scheduler = Scheduler(clock, self._next_moment, self._due)
         self.moves.after.append(self.bots.kick)
         self.moves.after.append(self._timed)
+        self.moves.after.append(self.circles.after_move)
         self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
         self.estimates = Estimates(settings, self.registry, self.views)
         self.reviews = Reviews(settings, self.registry)
@@ -91,6 +102,10 @@ class GameService:
             self.bots.kick(live)
         self.registry.start_sweeping()
         self.scheduler.start()
+        try:
+            await self.circles.rate_missed()
+        except Exception:  # the database may be away: the next start rates them
+            log.exception("cannot rate the games ended before the last stop")
 
     def _timed(self, live: LiveGame) -> None:
         """After a move at a turn-based table: a deadline or a notice may be due sooner."""
@@ -106,6 +121,7 @@ class GameService:
 
     async def close(self) -> None:
         await self.scheduler.stop()
+        await self.circles.close()
         self.registry.stop()
         await asyncio.gather(self.bots.close(), self.presence.stop_heartbeats())
         # (together: each may wait for a decision under way to end)

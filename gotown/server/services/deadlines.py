@@ -138,9 +138,11 @@ def turn_record(
                 for s in stored.seats
                 if s.player_id is not None
             )
+        outcome = after.outcome()
+        assert outcome is not None
         return TurnRecord(
             now=now, turn_seat=None, turn=after.turn, over=True, seats=tuple(seats),
-            notices=notices,
+            notices=notices, winner=outcome.winner, ending=outcome.reason.value,
         )  # fmt: skip
     if not new_turn:
         return TurnRecord(

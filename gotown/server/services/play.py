@@ -34,6 +34,7 @@ from ..storage import StoredGame, StoredSeat
 from ..storage_people import KeyHolder
 from ..storage_turns import apply_turn
 from .bots import BOTS_ONLY_TURN_LIMIT, Bots
+from .circles import Circles
 from .deadlines import check_pace, turn_record
 from .moves import Moves
 from .presence import LocalPresence
@@ -56,6 +57,7 @@ class Play:
         bots: Bots,
         moves: Moves,
         clock: Clock,
+        circles: Circles,
     ) -> None:
         self.settings = settings
         self.registry = registry
@@ -64,6 +66,7 @@ class Play:
         self.bots = bots
         self.moves = moves
         self.clock = clock
+        self.circles = circles
         registry.on_full_lobby = self.maybe_start
 
     # --- creating and joining ----------------------------------------------------------------
@@ -118,6 +121,8 @@ class Play:
         player's when ``holder`` (their device's key) is given."""
         options = self._options(spec)
         pace = check_pace(spec.pace, spec.on_timeout, spec.missed_limit, self.bots.is_level)
+        if spec.circle_id is not None:
+            await self.circles.check_table(holder, spec.circle_id)
         bots_only = all(seat.kind == "bot" for seat in spec.seats)
         game_id = secrets.token_urlsafe(8)
         if bots_only:
@@ -149,6 +154,7 @@ class Play:
             pace=None if pace is None else pace.seconds,
             on_timeout=None if pace is None else pace.on_timeout,
             missed_limit=None if pace is None else pace.missed_limit,
+            circle_id=spec.circle_id,
         )
         try:
             await self.registry.db(self.registry.store.create_game, stored)
@@ -191,6 +197,8 @@ class Play:
             live.stored.invite_code.encode(), body.code.encode("utf-8", "surrogatepass")
         ):
             raise ForbiddenError("wrong-invitation", "this invitation code is not for this game")
+        if live.stored.circle_id is not None:
+            await self.circles.check_seat(holder, live.stored.circle_id)
         name = body.name.strip()
         if not name:
             raise InvalidError("invalid-name", "type a name")
@@ -378,8 +386,12 @@ class Play:
             pace=live.stored.pace,
             on_timeout=live.stored.on_timeout,
             missed_limit=live.stored.missed_limit,
+            circle_id=live.stored.circle_id,
         )
-        created = await self.create_game(spec, base_url, rematch_of=live.id)
+        # (A circle's rematch is made by a member: the player of a seat that asked for it.)
+        players = [s for s in live.stored.seats if s.player_id is not None]
+        holder = None if not players else KeyHolder(players[0].player_id, "", 0)  # type: ignore[arg-type]
+        created = await self.create_game(spec, base_url, rematch_of=live.id, holder=holder)
         if await self.registry.write(
             live.id, self.registry.store.set_rematch, live.id, created.game_id
         ):

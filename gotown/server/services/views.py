@@ -207,6 +207,7 @@ class Views:
             rematch_id=live.stored.rematch_id,
             rematch_of=live.stored.rematch_of,
             pace=live.stored.pace,
+            circle_id=live.stored.circle_id,
             on_timeout=live.stored.on_timeout,
             missed_limit=live.stored.missed_limit,
             deadline=live.stored.deadline if live.stored.status == "playing" else None,

@@ -8,6 +8,7 @@ from gotown.engine import JOKER_VALUES, OPTION_CHOICES, Options
 
 from ... import schemas
 from ...services.bots import BOTS_ONLY_TURN_LIMIT
+from ...services.circles import bot_ratings
 from ..deps import Service
 
 router = APIRouter(prefix="/api")
@@ -44,4 +45,5 @@ async def meta(service: Service) -> schemas.MetaOut:
         paces=list(schemas.PACES),
         pace_range=[schemas.MIN_PACE, schemas.MAX_PACE],
         now=service.clock.time(),
+        bot_ratings={level: list(r) for level, r in bot_ratings().items()},
     )

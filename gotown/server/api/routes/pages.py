@@ -64,7 +64,7 @@ def page() -> HTMLResponse:
 
 for _path in (
     "/", "/j/{code}", "/g/{game_id}", "/w/{game_id}", "/r/{game_id}", "/d/{secret}",
-    "/unsubscribe/{code}",
+    "/unsubscribe/{code}", "/c/{code}", "/circle/{circle_id}", "/me",
 ):  # fmt: skip
     router.add_api_route(_path, page, methods=["GET"])
 
