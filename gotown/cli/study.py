@@ -170,12 +170,14 @@ def analyze(
 @click.option(
     "--iterations",
     type=click.IntRange(1),
-    default=200,
+    default=128,
     show_default=True,
-    help="Search iterations per action (the review's cost).",
+    help="Random futures played out from each position in the first pass (the review's "
+    "cost); the second looks take multiples of it.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--turning-points", type=click.IntRange(0), default=3, show_default=True)
+@click.option("--turning-points", type=click.IntRange(0), default=5, show_default=True,
+              help="At most this many turning points (the largest).")  # fmt: skip
 @click.option(
     "--plot",
     "plot_path",
@@ -198,18 +200,20 @@ def review(
     as_json: bool,
     no_progress: bool,
 ) -> None:
-    """Review a played game (a game record's JSON): the strong bot's estimate of each seat's
-    chance to win after every action, the turning points, and with --seat that seat's moves
-    rated much lower than its best. Each decision is judged from the view of the seat that
-    made it, so a seat's advice uses only what it knew then.
+    """Review a played game (a game record's JSON): each seat's chance to win after every
+    action with every hand shown (as after the game, R22), the turning points (what swung the
+    game: a draw, a theft, a decision), and with --seat that seat's moves that lost at least
+    one game in ten against its best, judged on what the seat knew then and named only when
+    the loss is larger than the estimate's noise.
     """
     from pathlib import Path
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from ..bots.review import BASIS
     from ..bots.review import review as review_record
-    from ..engine import GoTownError, Record, format_action
+    from ..engine import GoTownError, Record
 
     if not no_plot:
         from ..analysis.report import plot_formats
@@ -233,7 +237,7 @@ def review(
         try:
             found = review_record(
                 record, seat, iterations, seed, turning_points,
-                progress=lambda done, _: bar.update(task, completed=done),
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
             )  # fmt: skip
         except GoTownError as error:
             raise click.BadParameter(f"{record_path}: {error}", param_hint="RECORD.json") from None
@@ -250,14 +254,18 @@ def review(
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return
-    winner = "no winner" if found.winner is None else f"seat {found.winner} won"
-    click.echo(f"{len(found.moments)} actions, {winner}; at the start: {shown(found.start)}")
-    click.echo("Turning points:")
-    for m in found.turning_points:
-        click.echo(f"  action {m.index + 1}, turn {m.turn}: seat {m.seat} played "
-                   f"{format_action(m.action)}: {shown(m.before)} → {shown(m.after)}")  # fmt: skip
+    if found.winner is not None:
+        ending = f"seat {found.winner} won"
+    else:
+        ending = "no winner" + (f" ({found.reason})" if found.reason else "")
+    click.echo(f"{len(found.moments)} actions, {ending}; at the start: {shown(found.start)}")
+    click.echo(f"Chances with {BASIS}.")
+    click.echo("Turning points:" if found.turning_points else "No turning point.")
+    for point in found.turning_points:
+        click.echo(f"  action {point.index + 1}, {point.describe()}")
     if seat is not None:
-        click.echo(f"Seat {seat}'s mistakes:" if found.mistakes else f"Seat {seat}: no mistakes.")
+        click.echo(f"Seat {seat}'s mistakes (judged on what it knew):" if found.mistakes
+                   else f"Seat {seat}: no mistakes.")  # fmt: skip
         for mistake in found.mistakes:
             click.echo(f"  {mistake.describe()}")
     if not no_plot:

@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from gotown.bots import make_bot
+from gotown.bots.review import BASIS, MISTAKE, REVIEW_ITERATIONS, TURNING
 from gotown.cli import main
 from gotown.engine import Game, Record
 
@@ -28,22 +29,33 @@ def test_review_prints_the_turning_points_and_the_mistakes_and_plots(tmp_path: P
     record = tmp_path / "game.json"
     winner = _finished_record(record)
     plot = tmp_path / "review.png"
-    args = ["review", str(record), "--seat", "0", "--iterations", "30", "--plot", str(plot),
+    args = ["review", str(record), "--seat", "0", "--iterations", "16", "--plot", str(plot),
             "--no-progress"]  # fmt: skip
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert f"seat {winner} won" in result.stdout and "Turning points:" in result.stdout
-    assert result.stdout.count("  action ") == 3
+    assert f"seat {winner} won" in result.stdout
+    assert f"Chances with {BASIS}." in result.stdout
     assert plot.stat().st_size > 1000
     result = CliRunner().invoke(main, [*args, "--json", "--no-plot"])
     data = json.loads(result.stdout)
-    assert data["winner"] == winner and data["seat"] == 0
+    assert data["winner"] == winner and data["seat"] == 0 and data["reason"] == "win"
     assert data["chances"][-1][winner] == 1.0  # R20: the game is won
     actions = len(json.loads(record.read_text())["actions"])
-    assert len(data["chances"]) == actions + 1 and len(data["turning_points"]) == 3
+    assert len(data["chances"]) == actions + 1 and len(data["turning_points"]) <= 5
+    for point in data["turning_points"]:
+        assert point["cause"] in ("decision", "draw", "theft") and point["swing"] >= TURNING
+    text = CliRunner().invoke(main, [*args, "--no-plot"]).stdout  # (the same seed: the same)
+    assert text.count("  action ") == len(data["turning_points"])
+    for point in data["turning_points"]:
+        assert f"  action {point['index'] + 1}, {point['description']}" in text
     for mistake in data["mistakes"]:
         assert mistake["best_chance"] > mistake["played_chance"]
-        assert " instead of " in mistake["text"]
+        assert mistake["loss"] >= MISTAKE and mistake["text"] in text
+
+
+def test_the_default_budget_is_the_reviews() -> None:
+    result = CliRunner().invoke(main, ["review", "--help"])
+    assert f"[default: {REVIEW_ITERATIONS}; x>=1]" in " ".join(result.stdout.split())
 
 
 def test_review_refuses_what_is_not_a_record_or_a_seat(tmp_path: Path) -> None:
