@@ -1,14 +1,13 @@
 """The review of a finished game (:mod:`gotown.bots.review`): each seat's chance to win after
 every action, the turning points, and one seat's mistakes with the better move.
 
-- **Only for a finished game** (409 ``not-over``): every estimate of the review comes from the
-  deciding seat's own view, but the review of a game under way would still tell whoever asks
-  what each seat knew; after the end every hand may be shown (R22), so anyone may ask then.
+- **Only for a finished game** (409 ``not-over``): the chances are estimated with every hand
+  shown, which may be done only once the game is over (R22); then anyone may ask.
 - **Off the event loop**, in a worker of its own (a process at a low priority, as the bots'),
   so that a review never holds up a bot or a hint; the whole record goes there, never to a
   bot's worker.
-- **Bounded**: :data:`~gotown.bots.review.QUICK_BUDGET` iterations of the search shared by
-  the game's decisions (:func:`iterations_for`; a few seconds a game), at most
+- **Bounded**: about :data:`~gotown.bots.review.QUICK_BUDGET` play-outs in the first pass,
+  shared by the game's positions (:func:`iterations_for`; a few seconds a game), at most
   :data:`MAX_ACTIONS` actions reviewed (a longer game, stuck until its turn limit, is reviewed
   up to there), and the estimates' bounds (``max_pending_estimates``, and per client),
   counted apart (429 ``estimate-busy``).
@@ -24,7 +23,7 @@ import logging
 from typing import Any
 
 from gotown.bots.review import QUICK_BUDGET, quick_iterations, review
-from gotown.engine import Action, Record, format_action
+from gotown.engine import Action, Record
 
 from .. import schemas
 from ..config import Settings
@@ -51,23 +50,12 @@ def review_json(
     data = result.to_json()
     data["reviewed_actions"] = len(reviewed)
     data["actions"] = len(actions)
-    data["turning_points"] = [
-        {
-            "index": m.index,
-            "turn": m.turn,
-            "seat": m.seat,
-            "action": m.action.to_json(),
-            "text": format_action(m.action),
-            "swing": m.swing,
-        }
-        for m in result.turning_points
-    ]
     return data
 
 
 def iterations_for(actions: int) -> int:
-    """The iterations per decision for a game of ``actions`` actions: the quick review's
-    budget shared by the actions reviewed."""
+    """The first pass's futures per position for a game of ``actions`` actions: the quick
+    review's budget shared by the actions reviewed."""
     return quick_iterations(min(actions, MAX_ACTIONS))
 
 

@@ -18,12 +18,14 @@ router = APIRouter(prefix="/api")
     response_model=schemas.ReviewOut,
     responses=ERRORS,
     description="Each seat's estimated chance to win after every action of a finished game "
-    "(each estimate from the deciding seat's own view), the turning points (the actions that "
-    "moved a seat's chance most) and, with `seat`, that seat's moves rated much lower than the "
-    "best, with the better move. Refused with 409 `not-over` while the game is under way (R22). "
-    f"A search of {QUICK_BUDGET} iterations in all, shared by the actions, in a worker of its "
-    "own: a few seconds the first time, then kept (429 `estimate-busy` while too many are "
-    "under way).",
+    "(every hand shown, as after the game, R22; the draw pile's order unknown), the turning "
+    "points (the parts of actions, a decision, a draw or a theft, that moved a seat's chance "
+    "most) and, with `seat`, that seat's moves that lost at least one game in ten against the "
+    "best, judged on what the seat knew, with the better move. Refused with 409 `not-over` "
+    "while the game is under way (R22). About "
+    f"{QUICK_BUDGET} play-outs in the first pass, shared by the positions, then second looks "
+    "where it matters, in a worker of its own: a few seconds the first time, then kept (429 "
+    "`estimate-busy` while too many are under way).",
 )
 async def review(
     game_id: str,
