@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.middleware.gzip import GZipMiddleware
@@ -67,6 +67,20 @@ for _path in (
     "/unsubscribe/{code}", "/c/{code}", "/circle/{circle_id}", "/me",
 ):  # fmt: skip
     router.add_api_route(_path, page, methods=["GET"])
+
+
+@router.get("/sw.js")
+async def service_worker() -> Response:
+    """The page's service worker (``static/sw.js``: it shows the "your turn" notices and opens
+    their table). Served at the site's root, as a worker's scope is at most its own folder:
+    this one's is the whole site. Checked with the server each time (browsers look for a new
+    worker at most a day apart in any case), never under a versioned address: its address is
+    what a registration keeps."""
+    return FileResponse(
+        STATIC_DIR / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )
 
 
 class _CachedFiles(StaticFiles):

@@ -1,12 +1,15 @@
 /* The HTTP and WebSocket client of the GoTown API (JSON on the wire). No DOM here. */
-import { take } from "./boot.js";
+import { hello, take } from "./boot.js";
+import { setServerNow } from "./clock.js";
 
 /* One request; resolves to the JSON body (null for 204), rejects with the API's error object
-   ({code, message, rule?}), or {code: "network"} when the server cannot be reached. */
+   ({code, message, rule?}), or {code: "network"} when the server cannot be reached. `token`:
+   a seat's token, or `{ key }`, this device's player key (which opens the player's seats). */
 export async function api(method, path, body, token) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers["X-Seat-Token"] = token;
+  if (token && typeof token === "object") headers["X-Player-Key"] = token.key;
+  else if (token) headers["X-Seat-Token"] = token;
   let res;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -16,8 +19,55 @@ export async function api(method, path, body, token) {
   if (res.status === 204) return null;
   let data = null;
   try { data = await res.json(); } catch (e) { /* not JSON */ }
-  if (!res.ok) throw (data && data.error) || { code: "http-" + res.status, message: res.statusText };
+  if (!res.ok) {
+    const err = (data && data.error) || { code: "http-" + res.status, message: res.statusText };
+    // A key the server no longer knows (its device link was revoked): this device lost it.
+    if (err.code === "wrong-key" && token && typeof token === "object") player.forget(token.key);
+    throw err;
+  }
   return data;
+}
+
+/* This device's player ({player_id, name, key}): made with the first table made or joined
+   with a name, so that the seat is the player's on each of their devices (device links). */
+export const player = {
+  get() {
+    try { const p = JSON.parse(localStorage.getItem("gotown.player")); return p && typeof p.key === "string" ? p : null; } catch (e) { return null; }
+  },
+  set(p) { try { localStorage.setItem("gotown.player", JSON.stringify({ player_id: p.player_id, name: p.name, key: p.key })); } catch (e) { /* private mode */ } },
+  forget(key) { const p = player.get(); if (p && (!key || p.key === key)) { try { localStorage.removeItem("gotown.player"); } catch (e) { /* private mode */ } } },
+};
+
+/* The device's key as a credential for `api` (null: none). */
+export const keyAuth = () => { const p = player.get(); return p ? { key: p.key } : null; };
+
+/* The device's player, made now if it has none, named `name` (renamed when it was another):
+   null when the server cannot make one (the table is made without). */
+export async function ensurePlayer(name) {
+  const known = player.get();
+  if (known) {
+    if (name && known.name !== name) {
+      api("PATCH", "/api/me", { name }, { key: known.key }).then((p) => player.set({ ...p, key: known.key }), () => { /* kept as it was */ });
+    }
+    return known;
+  }
+  try {
+    const made = await api("POST", "/api/players", { name });
+    player.set(made);
+    return made;
+  } catch (e) { return null; }
+}
+
+/* `request(auth)` made as this device's player named `name` (made now when the device has
+   none): a table made or joined so is the player's on each of their devices. A key the
+   server no longer knows is forgotten, and a new player made. */
+export async function asPlayer(name, request) {
+  const me = await ensurePlayer(name);
+  try { return await request(me ? { key: me.key } : null); } catch (err) {
+    if (!me || !err || err.code !== "wrong-key") throw err;
+    const again = await ensurePlayer(name);
+    return request(again ? { key: again.key } : null);
+  }
 }
 
 /* A seat's secret token per game, kept on this device. */
@@ -35,12 +85,14 @@ export const seatUrl = (lobby, token) => lobby.watch_url.replace(/\/w\/[^/]*$/, 
    stands for (R5). The page states none of them itself: without the server it offers none. */
 export async function loadMeta() {
   /* (The server's ceilings on a turn limit until it says them.) */
-  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000 };
+  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000, paces: [] };
   try {
     const early = take("meta");  // (asked for by boot.js as the page loaded)
     const got = early ? await early.then((res) => (res.ok ? res.json() : api("GET", "/api/meta")), () => api("GET", "/api/meta"))
       : await api("GET", "/api/meta");
     meta.levels = got.bot_levels;
+    meta.paces = Array.isArray(got.paces) ? got.paces : [];
+    setServerNow(got.now);
     meta.jokerValues = got.joker_values || {};
     for (const [key, o] of Object.entries(got.options || {})) {
       if (Array.isArray(o.choices) && key !== "win_floors" && key !== "first_player") meta.options[key] = o.choices;
@@ -69,7 +121,7 @@ export class GameSocket {
   connect() {
     // The socket boot.js opened for this seat as the page loaded, if it still stands.
     const early = take("socket:" + this.gameId);
-    if (early && early.token === this.token && early.ws.readyState <= WebSocket.OPEN) { this.listen(early.ws, early.held); return; }
+    if (early && early.hello === hello(this.token) && early.ws.readyState <= WebSocket.OPEN) { this.listen(early.ws, early.held); return; }
     if (early) early.ws.close();
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     this.listen(new WebSocket(proto + "//" + location.host + "/ws/games/" + this.gameId), null);
@@ -85,7 +137,8 @@ export class GameSocket {
       // Back after a lost connection: only the events the page does not hold yet.
       const events = this.heldEvents();
       resumed = events > 0 && !this.noResume;
-      ws.send(JSON.stringify(resumed ? { token: this.token, events_from: events } : { token: this.token }));
+      const first = JSON.parse(hello(this.token));
+      ws.send(JSON.stringify(resumed ? { ...first, events_from: events } : first));
     };
     if (held && ws.readyState === WebSocket.OPEN) this.retry = 0; else ws.onopen = opened;
     // (Once the caller has its socket: the states that came early are its first.)

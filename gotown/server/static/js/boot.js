@@ -12,16 +12,23 @@ function tableRoute() {
   const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
   let token = m ? m[1] : null;
   if (!token) { try { token = localStorage.getItem("gotown.token." + id); } catch (e) { /* private mode */ } }
+  // (Else the device's player key, which opens the player's seat: api.js's `player`.)
+  if (!token) { try { const p = JSON.parse(localStorage.getItem("gotown.player")); if (p && p.key) token = { key: p.key }; } catch (e) { /* none */ } }
   return token ? { id, token } : null;
+}
+
+/* A socket's first message for a seat's token, or for the device's key (`{ key }`). */
+export function hello(token) {
+  return JSON.stringify(token && typeof token === "object" ? { token: null, key: token.key } : { token });
 }
 
 function openSocket({ id, token }) {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + id);
-  const early = { ws, token, held: [] };
+  const early = { ws, hello: hello(token), held: [] };
   ws.onopen = () => {
     performance.mark("gotown:socket-open");  // (for benchmarks/page_speed.py)
-    ws.send(JSON.stringify({ token }));
+    ws.send(early.hello);
   };
   ws.onmessage = (msg) => early.held.push(msg);
   return early;

@@ -12,10 +12,13 @@ import { renderJoin } from "./pages/join.js";
 import { renderReplay } from "./pages/replay.js";
 import { Table } from "./pages/table.js";
 import { Lesson } from "./pages/learn.js";
+import { renderDeviceLink } from "./pages/devices.js";
+import { renderUnsubscribe } from "./pages/unsubscribe.js";
+import { followLanguage } from "./notify.js";
 
 function parseRoute() {
   const p = location.pathname.split("/").filter(Boolean);
-  const pages = { j: "join", g: "table", w: "watch", r: "replay" };
+  const pages = { j: "join", g: "table", w: "watch", r: "replay", d: "device", unsubscribe: "unsubscribe" };
   if (p[0] === "learn") return { name: "learn", id: p[1] || null };
   return pages[p[0]] && p[1] ? { name: pages[p[0]], id: p[1] } : { name: "home", id: null };
 }
@@ -40,12 +43,15 @@ function start(meta) {
     if (route.name === "home") renderHome(app, ctx);
     else if (route.name === "join") renderJoin(app, route.id, ctx);
     else if (route.name === "replay") renderReplay(app, route.id, ctx);
+    else if (route.name === "device") renderDeviceLink(app, route.id, ctx);
+    else if (route.name === "unsubscribe") renderUnsubscribe(app, route.id);
     else if (route.name === "learn") ctx.table = new Lesson(app, route.id, ctx);
     else ctx.table = new Table(app, route.id, route.name === "watch", ctx);
   }
   window.addEventListener("popstate", render);
   $("#lang").addEventListener("change", async (ev) => {
     await chooseLang(ev.target.value);
+    followLanguage();  // (this device's notices speak the page's language)
     if (ctx.table && ctx.table.state) ctx.table.draw(); else render();
   });
   /* The browser tests' one hook (read-only): the open table and the functions they check

@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { backCard, floorValues, miniCard } from "./cards.js";
 import { pictogram } from "./art.js";
 import { levelName, seatName } from "./words.js";
+import { clockEl } from "./clock.js";
 
 /* The seats whose towers are highest (none while every tower is empty). */
 export function leaders(towers) {
@@ -78,6 +79,11 @@ export function seatBox(seat, st, ui) {
       goalEl(v.towers[seat].length, v.options.win_floors),
       hand,
       info.kind === "bot" && info.name && !v.over ? h("span", { class: "badge standin", "data-standin-seat": seat }, t("bot_stands_in", { level: levelName(info.level) })) : null,
+      // A turn-based table: the time left to this seat's turn, a bot playing a turn whose time
+      // ran out (the strip says so to its own seat), the turns it missed in a row.
+      playing && lobby.deadline && !ui.replay ? clockEl(lobby.deadline, { short: true, pace: lobby.pace, cls: "seat-clock" }) : null,
+      info.standin && !v.over && seat !== me ? h("span", { class: "badge standin", "data-standin-for": seat }, t("standin_for", { name })) : null,
+      info.missed && !v.over ? h("span", { class: "missed", "data-missed-seat": seat }, t("missed_turns", { n: info.missed })) : null,
       away ? h("span", { class: "away", "data-away-seat": v.over ? null : seat }, v.over ? t("away") : ui.awayText(seat)) : null),
     beside,
     buildingEl(v.towers[seat], ui.prevFloors[seat] ?? v.towers[seat].length, v.options.win_floors),

@@ -2,6 +2,7 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardLabel, jokerValue } from "./cards.js";
+import { paceText } from "./clock.js";
 
 /* A bot level's name: a trained policy the server offers (`ppo:NAME`) by its name. */
 export const levelName = (level) => (String(level).startsWith("ppo:") ? t("level_ppo", { name: level.slice(4) }) : t("level_" + level));
@@ -139,6 +140,7 @@ export function optionsSummary(options, lobby, meta) {
   if (o.first_player !== undefined) {
     rows.push([t("opt_first_player"), o.first_player === "random" || o.first_player === null ? t("opt_first_player_random") : seatName(lobby, Number(o.first_player), null)]);
   }
+  if (lobby && lobby.pace) rows.push([t("pace"), t("pace_per_turn", { time: paceText(lobby.pace) })]);
   if ("turn_limit" in o) rows.push([t("opt_turn_limit"), chosenLimit(o, meta) ? String(o.turn_limit) : t("opt_turn_limit_none")]);
   return h("details", { class: "game-options", id: "game-options" }, h("summary", {}, t("options")),
     h("dl", {}, ...rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));

@@ -1,9 +1,14 @@
-/* The home page: "Play now" (you against one medium bot), "Play with friends" (a table for
-   2, 3 or 4, chosen in the same tap, its invitation shown at once), and the full form (seats,
-   levels, R23 options), folded. */
+/* The home page: the tables this device's player sits at, "Play now" (you against one medium
+   bot), "Play with friends" (a table for 2, 3 or 4 and its pace, live or a time per turn,
+   chosen in the same tap, its invitation shown at once), the full form (seats, levels, R23
+   options), folded; and this device's panels: "Use on another device", notifications. */
 import { $, h, store } from "../dom.js";
 import { LANGS, chooseLang, errorText, lang, t } from "../i18n.js";
-import { api, tokens } from "../api.js";
+import { api, asPlayer, keyAuth, tokens } from "../api.js";
+import { paceText } from "../clock.js";
+import { myGamesPanel } from "./games.js";
+import { devicesPanel } from "./devices.js";
+import { notifyPanel } from "../notify.js";
 import { requireName, toast } from "../notices.js";
 import { levelName } from "../words.js";
 
@@ -72,12 +77,25 @@ export function renderHome(app, ctx) {
   more.append(h("div", { class: "option" }, h("label", { for: "opt-turn_limit" }, h("strong", {}, t("opt_turn_limit"))), limit,
     h("p", { id: "opt-turn_limit-help" }, t("opt_turn_limit_help"))));
 
-  /* One tap: the name typed (or "Player"), these seats, the page's language. */
-  const start = async (seats) => {
+  // The pace of a table with friends: live, or each person's time for a turn (the server's
+  // choices, /api/meta), chosen before the tap on the number of players.
+  const paces = [0, ...meta.paces];
+  let pace = paces.includes(Number(draft.pace ?? store.get("pace"))) ? Number(draft.pace ?? store.get("pace")) : 0;
+  const paceBox = h("div", { class: "paces", id: "paces", role: "radiogroup", "aria-labelledby": "pace-title" },
+    h("span", { id: "pace-title" }, t("pace")), ...paces.map((p) => {
+      const input = h("input", { type: "radio", name: "pace", id: "pace-" + p, value: p, checked: p === pace });
+      input.addEventListener("change", () => { pace = p; store.set("pace", String(p)); });
+      return h("label", { class: "pace", for: "pace-" + p }, input, h("span", {}, p ? paceText(p) : t("pace_live")));
+    }));
+
+  /* One tap: the name typed (or "Player"), these seats, the page's language (and a pace). */
+  const start = async (seats, paced = 0) => {
     const who = name.value.trim() || t("default_name");
     store.set("name", who);
+    const body = { seats, options: {}, language: lang(), name: who };
+    if (paced) body.pace = paced;
     try {
-      const res = await api("POST", "/api/games", { seats, options: {}, language: lang(), name: who });
+      const res = await asPlayer(who, (auth) => api("POST", "/api/games", body, auth));
       ctx.drafts.home = null;
       tokens.set(res.game_id, res.token);
       ctx.navigate("/g/" + res.game_id);
@@ -99,8 +117,9 @@ export function renderHome(app, ctx) {
         h("strong", {}, t("play_now")), h("span", {}, t("play_now_help"))),
       h("div", { class: "big friends", id: "play-friends", role: "group", "aria-labelledby": "play-friends-title", "aria-describedby": "play-friends-help" },
         h("strong", { id: "play-friends-title" }, t("play_friends")), h("span", { id: "play-friends-help" }, t("play_friends_help")),
+        paceBox,
         h("div", { class: "row" }, ...[2, 3, 4].map((n) => h("button", { type: "button", id: "play-friends-" + n,
-          onclick: () => start(Array.from({ length: n }, () => ({ kind: "human" }))) }, t("play_friends_n", { n }))))),
+          onclick: () => start(Array.from({ length: n }, () => ({ kind: "human" })), pace) }, t("play_friends_n", { n }))))),
       h("button", { type: "button", class: "big", id: "learn", onclick: () => ctx.navigate("/learn") },
         h("strong", {}, t("learn")), h("span", {}, t("learn_help")))),
     custom);
@@ -110,7 +129,7 @@ export function renderHome(app, ctx) {
   if (draft.first !== undefined && (draft.first === "random" || Number(draft.first) < count)) first.value = draft.first;
   limit.value = draft.limit ?? "";
   const keepDraft = () => {
-    ctx.drafts.home = { count, specs: specs.map((x) => ({ ...x })), name: name.value, short: short.checked, first: first.value, limit: limit.value,
+    ctx.drafts.home = { pace, count, specs: specs.map((x) => ({ ...x })), name: name.value, short: short.checked, first: first.value, limit: limit.value,
       moreOpen: more.open, customOpen: custom.open, options: Object.fromEntries(Object.entries(optionInputs).map(([key, sel]) => [key, sel.value])) };
   };
   form.addEventListener("input", keepDraft);
@@ -133,13 +152,16 @@ export function renderHome(app, ctx) {
     }
     store.set("name", name.value.trim());
     try {
-      const res = await api("POST", "/api/games", { seats, options, language: gameLang.value, name: name.value.trim() });
+      const body = { seats, options, language: gameLang.value, name: name.value.trim() };
+      if (pace && seats.filter((x) => x.kind === "human").length > 1) body.pace = pace;
+      const res = await asPlayer(body.name, (auth) => api("POST", "/api/games", body, auth));
       ctx.drafts.home = null;
       tokens.set(res.game_id, res.token);
       ctx.navigate("/g/" + res.game_id);
     } catch (err) { toast(errorText(err)); }
   });
   drawSeats();
-  app.append(form, h("p", { class: "help" }, h("a", { href: "/rules/" + lang(), id: "how-to", class: "tap" }, t("read_rules"))));
+  const mine = keyAuth() ? h("section", { class: "panel device", id: "this-device", "aria-label": t("this_device") }, devicesPanel(), notifyPanel()) : null;
+  app.append(myGamesPanel(ctx) || "", form, mine || "", h("p", { class: "help" }, h("a", { href: "/rules/" + lang(), id: "how-to", class: "tap" }, t("read_rules"))));
   name.focus();
 }

@@ -1,7 +1,7 @@
 /* An invitation: take a free seat (or watch when every seat is taken). */
 import { h, store } from "../dom.js";
 import { chosenLang, errorText, lang, loadLang, t } from "../i18n.js";
-import { api, tokens } from "../api.js";
+import { api, asPlayer, tokens } from "../api.js";
 import { requireName, toast } from "../notices.js";
 import { seatLabel } from "../words.js";
 
@@ -33,7 +33,7 @@ export async function renderJoin(app, code, ctx) {
     if (!name.value.trim()) { toast(t("name_required")); name.focus(); return; }
     store.set("name", name.value.trim());
     try {
-      const res = await api("POST", "/api/games/" + lobby.game_id + "/join", { code, name: name.value.trim(), seat: Number(seatSel.value) });
+      const res = await asPlayer(name.value.trim(), (auth) => api("POST", "/api/games/" + lobby.game_id + "/join", { code, name: name.value.trim(), seat: Number(seatSel.value) }, auth));
       tokens.set(res.game_id, res.token);
       ctx.navigate("/g/" + res.game_id);
     } catch (err) { toast(errorText(err)); }

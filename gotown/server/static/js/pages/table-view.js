@@ -11,6 +11,7 @@ import { seatBox } from "../towers.js";
 import { markTargets } from "../targets.js";
 import { buttonText, contains, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf, whereText } from "../words.js";
 import { settingsPanel } from "../settings.js";
+import { clockEl } from "../clock.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
    nothing else happened), newest last, at most three. */
@@ -39,7 +40,10 @@ export function drawGame(app, st, ui) {
   // (The table page keeps its log as the game goes on: eventlog.js.)
   const lines = ui.eventLog ? ui.eventLog.linesFor(st) : eventLines(v.events, st);
   const recent = v.over ? [] : recentLines(lines);
-  const strip = h("div", { class: "strip", id: "strip" }, status,
+  // A turn-based table: the time left to the turn under way (the server's deadline), live.
+  const clock = !v.over && !ui.replay && lobby.deadline
+    ? h("p", { class: "turn-clock", id: "turn-clock-line" }, clockEl(lobby.deadline, { id: "turn-clock", pace: lobby.pace })) : null;
+  const strip = h("div", { class: "strip", id: "strip" }, status, clock,
     recent.length ? h("ul", { class: "lastmove", id: "last-move" }, ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text))) : null);
   // (style.css lays the board out by the number of seats: one screen, opponents around.)
   const board = h("section", { class: "board seats-" + v.players + (me === null ? " watching" : ""), "aria-label": t("table") });
@@ -48,6 +52,7 @@ export function drawGame(app, st, ui) {
   board.append(strip);
   if (ui.spectator && !v.over) notes.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
   if (v.over) notes.append(endPanel(st, ui));
+  if (me !== null && lobby.seats[me].standin && !v.over) notes.append(h("p", { class: "warn", id: "standin-you", role: "note" }, t("standin_you")));
   if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
     notes.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + ui.gameId + "/reclaim", {}, ui.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
   }
@@ -77,6 +82,7 @@ export function drawGame(app, st, ui) {
   const drawer = h("details", { class: "drawer panel", id: "log-drawer", open: ui.drawerOpen !== false },
     h("summary", {}, t("log")), log, options, ui.replay ? null : settingsPanel(),
     ui.replay || me === null || v.over ? null : seatLinkEl(ui, lobby),
+    ui.replay || me === null || !lobby.pace || !ui.notifyPanel ? null : ui.notifyPanel(),
     h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
   drawer.addEventListener("toggle", () => { ui.drawerOpen = drawer.open; });
   side.append(drawer);
@@ -125,6 +131,9 @@ function pilesEl(v, ui) {
 /* This seat's own link (to continue on another device): private, like a key. Its QR code is
    drawn when asked for (the encoder loads then, not with the table). */
 function seatLinkEl(ui, lobby) {
+  // (A seat opened by the device's player key has no link of its own: "Use on another
+  // device", on the home page, carries every table.)
+  if (typeof ui.token !== "string") return null;
   const url = seatUrl(lobby, ui.token);
   const code = h("code", { id: "seat-url" }, url);
   const qrBox = h("div", { class: "qr-box" });
@@ -257,5 +266,6 @@ export function drawLobby(app, st, ui) {
         h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
         /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
     h("h2", {}, t("seats")), seats, optionsSummary(lobby.options, lobby, ui.meta),
-    mySeat !== null ? seatLinkEl(ui, lobby) : null));
+    mySeat !== null ? seatLinkEl(ui, lobby) : null,
+    mySeat !== null && lobby.pace && ui.notifyPanel ? ui.notifyPanel() : null));
 }

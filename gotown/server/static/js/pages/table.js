@@ -2,7 +2,7 @@
    what a tap asks of the server. One Table per open table page; drawing is table-view.js. */
 import { h, store } from "../dom.js";
 import { chosenLang, errorText, lang, loadLang, t } from "../i18n.js";
-import { GameSocket, api, tokens } from "../api.js";
+import { GameSocket, api, keyAuth, player, tokens } from "../api.js";
 import { useText } from "../cards.js";
 import { clearNotices, toast } from "../notices.js";
 import { eventLines, usesOf } from "../words.js";
@@ -11,6 +11,9 @@ import { drawGame, drawLobby, meter } from "./table-view.js";
 import { listenTargets, markTargets } from "../targets.js";
 import { animate, snapshot, stillMotion } from "../motion.js";
 import { fitTable } from "../fit.js";
+import { setServerNow, tickClocks } from "../clock.js";
+import { markTurn } from "../tab.js";
+import { notifyPanel } from "../notify.js";
 
 function showOffline(lost) {
   let el = document.getElementById("offline");
@@ -33,23 +36,38 @@ export class Table {
     listenTargets(app, this);
     const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
     if (m && !spectator) { tokens.set(gameId, m[1]); history.replaceState({}, "", location.pathname); }
-    this.token = spectator ? null : tokens.get(gameId);
-    if (!spectator && !this.token) {
-      // No seat here: offer to watch, if there is such a game at all.
-      const panel = h("div", { class: "panel", id: "no-seat" }, h("p", {}, t("connecting")));
-      app.append(panel);
-      api("GET", "/api/games/" + encodeURIComponent(gameId) + "/state").then(
-        () => panel.replaceChildren(h("p", {}, t("no_token")), h("a", { href: "/w/" + gameId }, t("watch"))),
-        (err) => panel.replaceChildren(h("p", {}, errorText(err)), h("a", { href: "/" }, t("new_game"))));
-      return;
-    }
+    // The seat's token kept on this device, else the device's player key (a seat of theirs).
+    this.token = spectator ? null : tokens.get(gameId) || keyAuth();
+    this.deadline = null;
+    // (One panel kept across the table's redraws: open, it stays open; anew in a new language.)
+    this.notifyPanel = () => {
+      if (!this.notify || this.notify.lang !== lang()) this.notify = { lang: lang(), el: notifyPanel() };
+      return this.notify.el;
+    };
+    if (!spectator && !this.token) { this.noSeat(); return; }
     app.append(h("p", { class: "loading" }, t("connecting")));
     this.socket = new GameSocket(gameId, this.token, {
       onState: (state) => this.update(state),
-      onError: (err) => { toast(errorText(err)); if (!this.state) this.app.replaceChildren(h("p", { class: "panel" }, errorText(err))); },
+      onError: (err) => {
+        // The device's player holds no seat here (or lost its key): as without a seat.
+        if (!this.state && this.token && typeof this.token === "object" && ["wrong-key", "wrong-token"].includes(err && err.code)) {
+          if (err.code === "wrong-key") player.forget(this.token.key);
+          this.socket.close(); this.token = null; this.app.replaceChildren(); this.noSeat(); return;
+        }
+        toast(errorText(err)); if (!this.state) this.app.replaceChildren(h("p", { class: "panel" }, errorText(err)));
+      },
       onLost: () => { document.body.dataset.connection = "lost"; showOffline(true); },
       heldEvents: () => this.heldEvents(),
     });
+  }
+
+  /* No seat here: offer to watch, if there is such a game at all. */
+  noSeat() {
+    const panel = h("div", { class: "panel", id: "no-seat" }, h("p", {}, t("connecting")));
+    this.app.append(panel);
+    api("GET", "/api/games/" + encodeURIComponent(this.gameId) + "/state").then(
+      () => panel.replaceChildren(h("p", {}, t("no_token")), h("a", { href: "/w/" + this.gameId }, t("watch"))),
+      (err) => panel.replaceChildren(h("p", {}, errorText(err)), h("a", { href: "/" }, t("new_game"))));
   }
 
   close() {
@@ -58,7 +76,7 @@ export class Table {
     clearInterval(this.ticker);
     clearTimeout(this.chancesRetry);
     showOffline(false);
-    document.title = "GoTown";
+    markTurn(false);
   }
 
   /* How many of the game's events this page holds (the whole list, from the first). */
@@ -91,6 +109,12 @@ export class Table {
     const now = performance.now();
     this.handoverAt = {};
     for (const s of state.lobby.seats) if (Number.isFinite(s.handover_in)) this.handoverAt[s.seat] = now + s.handover_in * 1000;
+    // A new deadline: the server's clock read again (this device's may have drifted, or a
+    // test moved the server's on), so that the time left is the server's.
+    if (state.lobby.deadline && state.lobby.deadline !== this.deadline) {
+      api("GET", "/api/meta").then((m) => { setServerNow(m.now); if (!this.closed) tickClocks(this.app); }, () => { /* the last offset stays */ });
+    }
+    this.deadline = state.lobby.deadline || null;
     // A notice belongs to its turn: a new turn (or the end, or the lobby's end) takes it away.
     const moment = (st) => (st && st.view ? st.view.turn + ":" + st.view.active + ":" + st.view.over : st && st.status);
     if (versionChanged && before && moment(before) !== moment(state)) clearNotices();
@@ -154,9 +178,11 @@ export class Table {
     const st = this.state;
     return left > 0 && st && st.seat !== null && st.seat !== seat ? t("away_bot_in", { n: left }) : t("away");
   }
-  /* Every second: the away seats' countdowns, and their hand-over buttons once allowed. */
+  /* Every second: the turn's clocks, the away seats' countdowns, and their hand-over buttons
+     once allowed. */
   tickAway() {
     if (!this.state) return;
+    tickClocks(this.app);
     for (const el of this.app.querySelectorAll("[data-away-seat]")) el.textContent = this.awayText(Number(el.dataset.awaySeat));
     for (const el of this.app.querySelectorAll("button[data-bot-seat]")) el.disabled = this.handoverLeft(Number(el.dataset.botSeat)) > 0;
   }
@@ -272,8 +298,8 @@ export class Table {
     if (st.status === "lobby") drawLobby(app, st, this);
     else { drawGame(app, st, this); fitTable(app); }
     const v = st.view;
-    const myTurn = v && !v.over && st.seat !== null && v.active === st.seat && st.lobby.seats[st.seat].kind === "human";
-    document.title = myTurn ? "● " + t("your_turn") + " – GoTown" : "GoTown";
+    const mine = st.seat !== null && st.lobby.seats[st.seat];
+    markTurn(Boolean(v && !v.over && mine && v.active === st.seat && mine.kind === "human" && !mine.standin));
     if (focusId) {
       const el = document.getElementById(focusId)
         || (/^(card-|act-|end-turn|hint)/.test(focusId) && (document.querySelector('#hand .card[aria-disabled="false"]') || document.getElementById("end-turn")));

@@ -1,0 +1,56 @@
+/* "Your tables": every table this device's player sits at (on any of their devices), as the
+   server orders them: your turn first, then the nearest deadline; each with whose turn it is
+   and its time left (live), each opening its table. Read again when the page comes back into
+   view (a notification may have brought the reader). */
+import { h } from "../dom.js";
+import { lang, t } from "../i18n.js";
+import { api, keyAuth } from "../api.js";
+import { clockEl, paceText, setServerNow, tickClocks } from "../clock.js";
+
+/* The other seats' names ("Bob and Carla"): a bot as a bot, a free seat as free. */
+function othersText(g) {
+  const names = g.names.map((name, seat) => (seat === g.seat ? null : name || (g.kinds[seat] === "bot" ? t("bot") : t("free_seat")))).filter(Boolean);
+  try { return new Intl.ListFormat(lang(), { type: "conjunction" }).format(names); } catch (e) { return names.join(", "); }
+}
+
+function stateText(g) {
+  if (g.status === "over") return t("game_over");
+  if (g.status === "lobby") return t("waiting_title");
+  if (g.your_turn) return t("your_turn");
+  const seat = g.turn_seat;
+  const who = seat === null ? "?" : g.names[seat] || (g.kinds[seat] === "bot" ? t("bot") : t("seat_n", { n: seat + 1 }));
+  return t("turn_of", { actor: who });
+}
+
+function gameItem(g, ctx) {
+  const open = (ev) => { ev.preventDefault(); ctx.navigate("/g/" + g.game_id); };
+  return h("li", { class: "my-game" + (g.your_turn ? " mine" : "") + (g.status === "over" ? " over" : ""), "data-game": g.game_id },
+    h("a", { href: "/g/" + g.game_id, class: "my-game-link", onclick: open },
+      h("strong", { class: "my-game-with" }, t("table_with", { names: othersText(g) })),
+      h("span", { class: "my-game-state" }, stateText(g)),
+      g.deadline && g.status === "playing" ? clockEl(g.deadline, { pace: g.pace }) : null,
+      h("span", { class: "help my-game-pace" }, g.pace ? t("pace_per_turn", { time: paceText(g.pace) }) : t("pace_live"))));
+}
+
+/* The panel, filled once the server answers (hidden while this player sits at no table). */
+export function myGamesPanel(ctx) {
+  const auth = keyAuth();
+  if (!auth) return null;
+  const list = h("ul", { class: "my-games", id: "my-games-list" });
+  const panel = h("section", { class: "panel", id: "my-games", "aria-labelledby": "my-games-title", hidden: true },
+    h("h2", { id: "my-games-title" }, t("my_games")), list);
+  async function load() {
+    let got;
+    try { got = await api("GET", "/api/me/games", undefined, auth); } catch (e) { panel.hidden = true; return; }
+    setServerNow(got.now);
+    // Every table under way, and the last few that ended.
+    const shown = [...got.games.filter((g) => g.status !== "over"), ...got.games.filter((g) => g.status === "over").slice(0, 3)];
+    list.replaceChildren(...shown.map((g) => gameItem(g, ctx)));
+    panel.hidden = !shown.length;
+  }
+  const again = () => { if (!panel.isConnected) { document.removeEventListener("visibilitychange", again); return; } if (!document.hidden) load(); };
+  document.addEventListener("visibilitychange", again);
+  const timer = setInterval(() => { if (panel.isConnected) tickClocks(panel); else clearInterval(timer); }, 1000);
+  load();
+  return panel;
+}
