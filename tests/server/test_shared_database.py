@@ -209,7 +209,7 @@ def test_a_seat_joined_on_another_process_is_not_handed_to_a_bot(settings: Setti
             assert lobby["status"] == "playing"
             assert lobby["seats"][1] == {
                 "seat": 1, "kind": "human", "level": None, "name": "Bob", "taken": True,
-                "connected": True, "handover_in": None,
+                "connected": True, "handover_in": None, "missed": 0, "standin": False,
             }  # fmt: skip
             # One knows Bob's token, and does not give his seat away while he is connected.
             assert state(one, gid, bob)["seat"] == 1
@@ -286,13 +286,13 @@ def test_a_game_whose_last_seats_fill_on_two_processes_at_once_starts(
         take_seat = store.take_seat
         raced: list[bool] = []
 
-        def cleo_joins_too(*args: Any) -> bool:
+        def cleo_joins_too(*args: Any, **kwargs: Any) -> bool:
             # Cleo takes seat 3 on two, while seat 2 was still free there (so two does not
             # start the game), just before one gives seat 2 to Bob.
             if not raced:
                 raced.append(True)
                 assert _service(two).store.take_seat(gid, 2, "Cleo", hash_token("cleo-token"))
-            return take_seat(*args)
+            return take_seat(*args, **kwargs)
 
         monkeypatch.setattr(store, "take_seat", cleo_joins_too)
         r = one.post(f"/api/games/{gid}/join", json={"code": code, "name": "Bob", "seat": 1})

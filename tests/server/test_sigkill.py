@@ -6,6 +6,7 @@ fires each deadline that passed meanwhile once, and sends each notice once."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -95,7 +96,7 @@ def _call(
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as refused:
         return refused.code, json.loads(refused.read() or b"null")
-    except OSError as exc:
+    except (OSError, http.client.HTTPException) as exc:  # (killed mid-answer: IncompleteRead)
         raise KilledError from exc
 
 
