@@ -1,9 +1,11 @@
-"""The review under the replay: the win-probability graph of a finished game, its turning
-points jumping the replay to their step (by a click on the graph or the keyboard), and the
-seat's own mistakes."""
+"""The review under the replay: the win-probability graph of a finished game (its axes
+labelled, what its chances see said), its turning points named by what swung the game and
+jumping the replay to their step (by a click on the graph or the keyboard), and the seat's own
+mistakes with their size in words."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -27,6 +29,11 @@ def _finished(server_url: str, seats: list[dict[str, Any]], seed: int) -> str:
     return game_id
 
 
+def _pct(chance: float) -> str:
+    """A chance as the page writes it (JavaScript's Math.round)."""
+    return f"{math.floor(100 * chance + 0.5)}%"
+
+
 def _step(page: Page) -> int:
     return int(page.input_value("#replay-slider"))
 
@@ -42,17 +49,32 @@ def test_the_graph_of_a_finished_game_jumps_to_a_turning_point(
     errors = watch_errors(page)
     page.goto(f"{server_url}/r/{game_id}")
     page.wait_for_selector("#review-graph")
-    # One line per seat, the turning points marked, and the figures in a table.
+    # One line per seat, labelled axes, what the chances see, the figures in a table.
     assert page.locator("#review-graph polyline.review-line").count() == 3
-    marks = page.locator("#review-graph circle.review-turn")
-    assert marks.count() == len(review["turning_points"]) == 3
+    assert page.text_content("#review-axis-chance") == "Chance to win"
+    assert page.text_content("#review-axis-turn") == "Turn"
+    assert "Every hand shown, as after the game (R22)" in (page.text_content("#review-basis") or "")
     assert page.locator("#review-table tbody tr").count() == len(review["chances"])
     assert page.locator("#review-mistakes, #review-no-mistakes").count() == 0  # (no seat)
+    # The turning points: each marked on the line of the seat it moved, named by its cause.
+    points = review["turning_points"]
+    marks = page.locator("#review-graph circle.review-turn")
+    assert marks.count() == len(points) >= 2
+    causes = {"decision": ", a decision: ", "draw": ", cards drawn: ", "theft": ", a theft: "}
+    for i, point in enumerate(points):
+        text = page.text_content(f"#review-turn-{i}") or ""
+        assert text.startswith(f"Turn {point['turn']}{causes[point['cause']]}"), text
+        assert text.endswith(f"{_pct(point['before'])} → {_pct(point['after'])})"), text
+        line = page.locator(f"#review-graph polyline.seat-c{point['who']}")
+        step = point["index"] + 1
+        y = float((line.get_attribute("points") or "").split()[step].split(",")[1])
+        assert marks.nth(i).get_attribute("data-step") == str(step)
+        assert float(marks.nth(i).get_attribute("cy") or "nan") == pytest.approx(y, abs=0.2)
     described = page.text_content("#review-graph-desc") or ""
     assert f"{len(review['chances']) - 1}" in described
     assert _step(page) == 0
     # A click on the graph's mark of a turning point shows the position after its action.
-    target = review["turning_points"][1]["index"] + 1
+    target = points[1]["index"] + 1
     page.locator(f'#review-graph circle[data-step="{target}"]').click()
     assert _step(page) == target
     assert page.text_content("#replay-step") == f"Step {target} of {len(review['chances']) - 1}"
@@ -61,7 +83,7 @@ def test_the_graph_of_a_finished_game_jumps_to_a_turning_point(
     assert cursor == pytest.approx(mark, abs=0.2)
     # From the keyboard: the list of turning points.
     page.click("#replay-first")
-    first = review["turning_points"][0]["index"] + 1
+    first = points[0]["index"] + 1
     page.focus("#review-turn-0")
     page.keyboard.press("Enter")
     assert _step(page) == first
@@ -101,7 +123,9 @@ def test_a_seat_sees_its_own_mistakes_with_the_better_move(
     items = page.locator("#review-mistakes button")
     assert items.count() == len(review["mistakes"])
     text = items.first.text_content() or ""
-    assert f"Turn {review['mistakes'][0]['turn']}" in text and "instead of" in text
+    assert f"Turn {review['mistakes'][0]['turn']}, a " in text and " instead of " in text
+    assert ": it cost about " in text and " game" in text  # (its size in words)
+    assert "judged on what its player knew" in (page.text_content("#review-judged") or "")
     items.first.click()
     assert _step(page) == review["mistakes"][0]["index"] + 1
     context.close()

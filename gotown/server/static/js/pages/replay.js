@@ -59,7 +59,8 @@ export async function renderReplay(app, gameId, ctx) {
       h("button", { id: "replay-last", "aria-label": t("last"), title: t("last"), onclick: () => go(last()) }, "»"),
       slider, counter, viewSel),
     h("p", {}, h("a", { href: "/g/" + gameId, class: "tap", id: "replay-back" }, t("back_to_table")))), stage);
-  // The strong bot's review under the table: the seat's own mistakes with its token.
+  // The review under the table (every hand shown: the game is over, R22), with the seat's own
+  // mistakes when it has its token.
   const review = h("div", { id: "review-holder", "aria-live": "polite" }, h("p", { class: "panel" }, t("review_loading")));
   app.append(review);
   show();
@@ -67,7 +68,8 @@ export async function renderReplay(app, gameId, ctx) {
   try {
     const data = await api("GET", "/api/games/" + gameId + "/review" + reviewed);
     if (!review.isConnected) return;
-    at.graph = reviewGraph(data, { seat: at.data.seat, lobby: at.lobby }, (step) => go(step));
+    const turns = at.data.frames.map((f) => f.view.turn);
+    at.graph = reviewGraph(data, { seat: at.data.seat, lobby: at.lobby }, (step) => go(step), turns);
     review.replaceChildren(at.graph.el);
     at.graph.setStep(at.step);
   } catch (err) {
