@@ -97,9 +97,8 @@ async function drawPanel(body) {
     [info, subs] = await Promise.all([api("GET", "/api/push"), api("GET", "/api/me/subscriptions", undefined, auth)]);
   } catch (err) { body.replaceChildren(h("p", {}, errorText(err))); return; }
   const redraw = () => drawPanel(body);
-  body.replaceChildren(h("p", { class: "help" }, t("notices_help")),
-    pushPart(info, subs.find((s) => s.kind === "push"), redraw),
-    mailPart(info, subs.find((s) => s.kind === "email"), redraw));
+  const parts = [pushPart(info, subs.find((s) => s.kind === "push"), redraw), mailPart(info, subs.find((s) => s.kind === "email"), redraw)];
+  body.replaceChildren(h("p", { class: "help" }, t("notices_help")), ...parts.filter(Boolean));
 }
 
 /* The panel (folded; what this device asked for is read when it is opened). */

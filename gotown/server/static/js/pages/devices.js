@@ -47,7 +47,7 @@ async function drawPanel(body, made) {
   // The newest first; revoked ones only the last few.
   const shown = [...links].sort((a, b) => b.created - a.created).filter((l, i) => !l.revoked || i < 5);
   body.replaceChildren(h("p", { class: "help" }, t("devices_help")), made ? madeLink(made) : make,
-    shown.length ? h("ul", { class: "device-links", id: "device-links" }, ...shown.map((l) => linkItem(l, redraw))) : null);
+    ...(shown.length ? [h("ul", { class: "device-links", id: "device-links" }, ...shown.map((l) => linkItem(l, redraw)))] : []));
 }
 
 export function devicesPanel() {

@@ -7,15 +7,19 @@ import { lang, t } from "../i18n.js";
 import { api, keyAuth } from "../api.js";
 import { clockEl, paceText, setServerNow, tickClocks } from "../clock.js";
 
-/* The other seats' names ("Bob and Carla"): a bot as a bot, a free seat as free. */
-function othersText(g) {
-  const names = g.names.map((name, seat) => (seat === g.seat ? null : name || (g.kinds[seat] === "bot" ? t("bot") : t("free_seat")))).filter(Boolean);
-  try { return new Intl.ListFormat(lang(), { type: "conjunction" }).format(names); } catch (e) { return names.join(", "); }
+/* The table as its player knows it: the others at it ("With Bob and Carla", a bot as a bot),
+   or, while nobody else sat down yet, that it waits for them. */
+function tableText(g) {
+  const names = g.names.map((name, seat) => (seat === g.seat ? null : name || (g.kinds[seat] === "bot" ? t("bot") : null))).filter(Boolean);
+  if (!names.length) return t("waiting_title");
+  try { return t("table_with", { names: new Intl.ListFormat(lang(), { type: "conjunction" }).format(names) }); } catch (e) {
+    return t("table_with", { names: names.join(", ") });
+  }
 }
 
 function stateText(g) {
   if (g.status === "over") return t("game_over");
-  if (g.status === "lobby") return t("waiting_title");
+  if (g.status === "lobby") return g.names.some((name, seat) => seat !== g.seat && name) ? t("waiting_title") : null;
   if (g.your_turn) return t("your_turn");
   const seat = g.turn_seat;
   const who = seat === null ? "?" : g.names[seat] || (g.kinds[seat] === "bot" ? t("bot") : t("seat_n", { n: seat + 1 }));
@@ -26,8 +30,8 @@ function gameItem(g, ctx) {
   const open = (ev) => { ev.preventDefault(); ctx.navigate("/g/" + g.game_id); };
   return h("li", { class: "my-game" + (g.your_turn ? " mine" : "") + (g.status === "over" ? " over" : ""), "data-game": g.game_id },
     h("a", { href: "/g/" + g.game_id, class: "my-game-link", onclick: open },
-      h("strong", { class: "my-game-with" }, t("table_with", { names: othersText(g) })),
-      h("span", { class: "my-game-state" }, stateText(g)),
+      h("strong", { class: "my-game-with" }, tableText(g)),
+      stateText(g) ? h("span", { class: "my-game-state" }, stateText(g)) : null,
       g.deadline && g.status === "playing" ? clockEl(g.deadline, { pace: g.pace }) : null,
       h("span", { class: "help my-game-pace" }, g.pace ? t("pace_per_turn", { time: paceText(g.pace) }) : t("pace_live"))));
 }
