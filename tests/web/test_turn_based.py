@@ -326,6 +326,7 @@ def test_a_week_at_a_one_day_pace(
     listed = first.page.locator(f"#my-games-list li[data-game='{game_id}']")
     assert "mine" in (listed.get_attribute("class") or "")
     assert listed.locator(".clock").count() == 1
+    assert first.page.title() == "\u25cf " + first.words["your_turn"] + " \u2013 GoTown"
     listed.locator("a").click()
     play_turn(first, server)
     week.expect(week.active(), "turn")

@@ -15,6 +15,7 @@ import { Lesson } from "./pages/learn.js";
 import { renderDeviceLink } from "./pages/devices.js";
 import { renderUnsubscribe } from "./pages/unsubscribe.js";
 import { followLanguage } from "./notify.js";
+import { markTurn } from "./tab.js";
 
 function parseRoute() {
   const p = location.pathname.split("/").filter(Boolean);
@@ -39,6 +40,7 @@ function start(meta) {
     const route = parseRoute();
     if (ctx.table) { ctx.table.close(); ctx.table = null; }
     clearNotices();
+    markTurn(false);  // (the table, or the list of your tables, says it again)
     app.replaceChildren();
     if (route.name === "home") renderHome(app, ctx);
     else if (route.name === "join") renderJoin(app, route.id, ctx);

@@ -1,11 +1,13 @@
 /* "Your tables": every table this device's player sits at (on any of their devices), as the
    server orders them: your turn first, then the nearest deadline; each with whose turn it is
-   and its time left (live), each opening its table. Read again when the page comes back into
-   view (a notification may have brought the reader). */
+   and its time left (live), each opening its table; the tab's title and icon say when a turn
+   is yours. Read again every minute while in view, and when the page comes back into view (a
+   notification may have brought the reader). */
 import { h } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { api, keyAuth } from "../api.js";
 import { clockEl, paceText, setServerNow, tickClocks } from "../clock.js";
+import { markTurn } from "../tab.js";
 
 /* The table as its player knows it: the others at it ("With Bob and Carla", a bot as a bot),
    or, while nobody else sat down yet, that it waits for them. */
@@ -49,12 +51,19 @@ export function myGamesPanel(ctx) {
     setServerNow(got.now);
     // Every table under way, and the last few that ended.
     const shown = [...got.games.filter((g) => g.status !== "over"), ...got.games.filter((g) => g.status === "over").slice(0, 3)];
+    if (!panel.isConnected) return;
     list.replaceChildren(...shown.map((g) => gameItem(g, ctx)));
     panel.hidden = !shown.length;
+    markTurn(shown.some((g) => g.your_turn));
   }
   const again = () => { if (!panel.isConnected) { document.removeEventListener("visibilitychange", again); return; } if (!document.hidden) load(); };
   document.addEventListener("visibilitychange", again);
-  const timer = setInterval(() => { if (panel.isConnected) tickClocks(panel); else clearInterval(timer); }, 1000);
+  let ticks = 0;
+  const timer = setInterval(() => {
+    if (!panel.isConnected) { clearInterval(timer); return; }
+    tickClocks(panel);
+    if (++ticks % 60 === 0 && !document.hidden) load();
+  }, 1000);
   load();
   return panel;
 }
