@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from .tables import GameRow, NoticeRow, SeatRow
@@ -138,22 +138,43 @@ class TurnStore:
     engine: Any
     _writer: Any
 
-    def due_deadlines(self, now: float, limit: int = 100) -> list[Due]:
-        """Games whose turn's deadline has passed, the earliest first."""
+    def due_deadlines(self, now: float, limit: int = 100, skip: Sequence[str] = ()) -> list[Due]:
+        """Games whose turn's deadline has passed, the earliest first (``skip``: these games'
+        left out)."""
         query = (
             select(GameRow.id, GameRow.deadline_turn, GameRow.deadline_at, GameRow.turn_seat)
             .where(GameRow.status == "playing", GameRow.deadline_at <= moment(now))
             .order_by(GameRow.deadline_at)
             .limit(limit)
         )
+        if skip:
+            query = query.where(GameRow.id.not_in(skip))
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
         return [Due(r[0], r[1], seconds_of(r[2]), r[3]) for r in rows]
 
+    def is_due(self, due: Due, now: float) -> bool:
+        """Whether ``due``'s deadline is still due (no process acted on it yet): one small
+        query, where loading the game to see it would cost a few and its replay."""
+        query = select(GameRow.id).where(
+            GameRow.id == due.game_id,
+            GameRow.status == "playing",
+            GameRow.deadline_turn == due.turn,
+            GameRow.deadline_at <= moment(now),
+        )
+        with self.engine.connect() as connection:
+            return connection.execute(query).first() is not None
+
     def due_reminders(self, now: float, limit: int = 100) -> list[Due]:
+        """Reminders due now of turns whose deadline is still to come (that of a turn whose
+        time is up is never sent: the deadline's effect tells more)."""
         query = (
             select(GameRow.id, GameRow.deadline_turn, GameRow.reminder_at, GameRow.turn_seat)
-            .where(GameRow.status == "playing", GameRow.reminder_at <= moment(now))
+            .where(
+                GameRow.status == "playing",
+                GameRow.reminder_at <= moment(now),
+                GameRow.deadline_at > moment(now),
+            )
             .order_by(GameRow.reminder_at)
             .limit(limit)
         )
@@ -162,7 +183,12 @@ class TurnStore:
         return [Due(r[0], r[1], seconds_of(r[2]), r[3]) for r in rows]
 
     def next_moment(self) -> float | None:
-        """The earliest deadline, reminder or notice still to come (None: none)."""
+        """The earliest deadline, reminder or notice still to come (None: none); a notice
+        that a process claimed comes when its claim ends."""
+        notice_moment = case(
+            (NoticeRow.claimed_until > NoticeRow.due_at, NoticeRow.claimed_until),
+            else_=NoticeRow.due_at,
+        )
         queries = [
             select(GameRow.deadline_at)
             .where(GameRow.status == "playing", GameRow.deadline_at.is_not(None))
@@ -172,7 +198,7 @@ class TurnStore:
             .where(GameRow.status == "playing", GameRow.reminder_at.is_not(None))
             .order_by(GameRow.reminder_at)
             .limit(1),
-            select(NoticeRow.due_at).order_by(NoticeRow.due_at).limit(1),
+            select(func.min(notice_moment)),
         ]
         found: list[float] = []
         with self.engine.connect() as connection:
@@ -214,9 +240,11 @@ class TurnStore:
                 )
             return True
 
-    def claim_reminder(self, due: Due, notice: NoticeDue, now: float) -> bool:
-        """Take the reminder that fell due (only while it is still that turn's) and queue its
-        notice, in one transaction; False when another process took it or the turn moved on."""
+    def claim_reminder(self, due: Due, notice: NoticeDue | None, now: float) -> bool:
+        """Take the reminder that fell due (only while it is still that turn's, and its
+        deadline still to come) and queue its notice (none for a seat without a player:
+        nobody to tell), in one transaction; False when another process took it or the turn
+        moved on."""
         with self._writer, self.engine.begin() as connection:
             taken = connection.execute(
                 update(GameRow)
@@ -225,11 +253,18 @@ class TurnStore:
                     GameRow.deadline_turn == due.turn,
                     GameRow.reminder_at.is_not(None),
                     GameRow.reminder_at <= moment(now),
+                    GameRow.deadline_at > moment(now),
                 )
                 .values(reminder_at=None)
             ).rowcount
-            if taken:
-                put_notice(connection, due.game_id, notice, now)
+            if taken and notice is not None:
+                player = connection.execute(
+                    select(SeatRow.player_id).where(
+                        SeatRow.game_id == due.game_id, SeatRow.seat == notice.seat
+                    )
+                ).scalar()
+                if player is not None:
+                    put_notice(connection, due.game_id, notice, now)
             return bool(taken)
 
     def claim_notices(self, now: float, limit: int = 50) -> list[dict[str, Any]]:

@@ -1,12 +1,15 @@
-"""Deadlines at scale on several processes (services/deadlines.py, storage_turns.py): two real
-server processes on one PostgreSQL database and one Redis, 200 turn-based tables whose
-deadlines fall due together once both processes' clocks are moved past them. Each missed turn
-is acted on exactly once (one ended turn, one stand-in, or one bot that keeps the seat), as the
-stored actions and seats show afterwards, and the two processes' own counts of the deadlines
-they handled add up to the number of tables."""
+"""Deadlines that survive everything (services/deadlines.py, storage_turns.py): two real server
+processes on one PostgreSQL database and one Redis, 200 turn-based tables whose deadlines fall
+due together once both processes' clocks are moved past them: each missed turn is acted on
+exactly once (one ended turn, one stand-in, or one bot that keeps the seat), as the stored
+actions and seats show afterwards, and the processes' own counts of the deadlines they handled
+add up to the number of tables. And what a burst needs: batches beyond the first, tables whose
+record cannot be read left aside, no reminder of a turn already over, games loaded in parallel,
+and a scheduler that never looks again and again at a moment it could not act on."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import urllib.request
@@ -16,15 +19,22 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from fastapi.testclient import TestClient
+from sqlalchemy import insert, select, update
 
 from gotown.engine import Action, Game, Options
-from gotown.server.services.deadlines import turn_record
+from gotown.server.clock import Clock
+from gotown.server.config import Settings
+from gotown.server.main import create_app
+from gotown.server.pubsub import PubSub
+from gotown.server.services import deadlines
+from gotown.server.services.deadlines import RETRY_EVERY, Scheduler, turn_record
+from gotown.server.services.registry import Registry
 from gotown.server.storage import Store, StoredGame, StoredSeat
-from gotown.server.storage_turns import seconds_of
-from gotown.server.tables import ActionRow, GameRow
+from gotown.server.storage_turns import Due, NoticeDue, moment, seconds_of
+from gotown.server.tables import ActionRow, GameRow, NoticeRow
 
-from .helpers import REDIS_URL, reset_postgres
+from .helpers import REDIS_URL, invite_code, reset_postgres, service_of
 from .test_sigkill import _call, _free_port, _start
 
 DAY = 24 * 3600
@@ -264,3 +274,170 @@ def test_a_turn_after_one_the_server_ended_is_timed_and_told() -> None:
     # A person who ended that turn themselves plays on: timed, and not told.
     record = turn_record(table, before, after, 0, 1000.0)
     assert record is not None and record.deadline == 1000.0 + DAY and record.notices == ()
+
+
+# --- what a burst needs ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def timed(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings.with_(test_clock=True))) as client:
+        yield client
+
+
+def paced_here(
+    client: TestClient, on_timeout: str = "end", keys: tuple[str | None, str | None] = (None, None)
+) -> str:
+    """A table of two people at a pace of a day on an app of this process, seat 0 first
+    (``keys``: the players' keys each seat sits with)."""
+    heads = [{"X-Player-Key": key} if key else {} for key in keys]
+    body = {"name": "Ann", "seats": [{"kind": "human"}] * 2, "options": {"first_player": 0},
+            "pace": DAY, "on_timeout": on_timeout}  # fmt: skip
+    r = client.post("/api/games", json=body, headers=heads[0])
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = client.post(
+        f"/api/games/{created['game_id']}/join",
+        json={"code": invite_code(created), "name": "Bob"},
+        headers=heads[1],
+    )
+    assert r.status_code == 200, r.text
+    return str(created["game_id"])
+
+
+def test_a_burst_beyond_a_batch_fires_every_deadline_past_tables_that_cannot_be_read(
+    timed: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deadlines, "BATCH", 3)  # (7 due: three batches)
+    service = service_of(timed)
+    store = service.registry.store
+    broken = [paced_here(timed) for _ in range(3)]  # the earliest deadlines
+    good = [paced_here(timed) for _ in range(4)]
+    with store.engine.begin() as connection:  # a record that no longer replays
+        for game_id in broken:
+            connection.execute(
+                insert(ActionRow).values(
+                    game_id=game_id, seq=0, seat=1, action={"type": "build", "cards": ["9", "9"]}
+                )
+            )
+    for game_id in broken:
+        service.registry.drop(game_id)  # (loaded again, from the broken record, when due)
+    timed.post("/api/test/clock", json={"advance": DAY + 60})
+
+    def fired() -> bool:
+        return all(store.load_game(g).seats[0].missed == 1 for g in good)  # type: ignore[union-attr]
+
+    wait_for(fired, "every readable table's deadline fired")
+    for game_id in good:
+        assert store.load_game(game_id).actions == [{"type": "end-turn"}]  # type: ignore[union-attr]
+    assert service.deadlines.fired == len(good)
+
+
+def test_no_reminder_for_a_turn_whose_deadline_passed_and_none_for_a_seat_without_a_player(
+    timed: TestClient,
+) -> None:
+    store = service_of(timed).registry.store
+    ann = timed.post("/api/players", json={"name": "Ann"}).json()["key"]
+    told, untold = paced_here(timed, keys=(ann, None)), paced_here(timed)
+    start = store.load_game(told).deadline - DAY  # type: ignore[operator]
+    soon, late = start + 0.8 * DAY, start + DAY + 60
+    assert {d.game_id for d in store.due_reminders(soon)} == {told, untold}
+    assert store.due_reminders(late) == []  # (the server was away: the turn is over now)
+    for due in store.due_reminders(soon):
+        assert store.claim_reminder(due, NoticeDue(0, "reminder", due.turn, soon), soon)
+    kinds = {g: [n["kind"] for n in store.pending_notices(g)] for g in (told, untold)}
+    assert "reminder" in kinds[told] and "reminder" not in kinds[untold]
+    due = Due(told, 1, start + DAY, 0)
+    assert store.is_due(due, late) and not store.is_due(due, soon)
+
+
+def test_a_notice_claimed_by_a_process_is_next_due_when_its_claim_ends(timed: TestClient) -> None:
+    store = service_of(timed).registry.store
+    game_id = paced_here(timed)
+    now = store.load_game(game_id).deadline - DAY  # type: ignore[operator]
+    with store.engine.begin() as connection:
+        connection.execute(
+            insert(NoticeRow).values(
+                game_id=game_id, seat=1, kind="your-turn", turn=1, due_at=moment(now - 30),
+                attempts=0, claimed_until=moment(now + 90), sent_to=[], created_at=moment(now),
+            )
+        )  # fmt: skip
+    assert store.next_moment() == pytest.approx(now + 90)  # (not at once, again and again)
+    with store.engine.begin() as connection:
+        connection.execute(update(NoticeRow).values(claimed_until=moment(now - 60)))
+    assert store.next_moment() == pytest.approx(now - 30)  # (a claim that ran out: due)
+
+
+def test_the_scheduler_looks_again_later_at_a_moment_it_could_not_act_on() -> None:
+    async def scenario() -> None:
+        clock = Clock()
+        rounds: list[float] = []
+        overdue: list[float] = []
+
+        async def work() -> None:
+            rounds.append(clock.time())
+
+        async def next_moment() -> float | None:
+            return overdue[0] if overdue else clock.time() + 3600
+
+        async def until(count: int) -> None:
+            for _ in range(2000):
+                if len(rounds) >= count:
+                    return
+                await asyncio.sleep(0)
+
+        scheduler = Scheduler(clock, next_moment, work)
+        scheduler.start()
+        await until(1)
+        overdue.append(clock.time() - 10)  # (due, but the rounds leave it due)
+        scheduler.poke()
+        await until(2)
+        await until(50)  # (any further round would be a loop)
+        assert len(rounds) == 2
+        clock.advance(RETRY_EVERY)
+        await until(3)
+        assert len(rounds) == 3
+        await scheduler.stop()
+
+    asyncio.run(scenario())
+
+
+def test_games_load_in_parallel_and_each_once(tmp_path: Any) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'load.sqlite3'}")
+    store = Store(settings.database_url)
+    store.migrate()
+    for game_id in ("slow", "quick"):
+        seats = [StoredSeat(0, "human", None, None, None), StoredSeat(1, "human", None, None, None)]
+        store.create_game(StoredGame(game_id, 2, 1, {}, "en", f"c-{game_id}", "lobby", seats))
+    release = threading.Event()
+    loads: list[str] = []
+    load_game = store.load_game
+
+    def slow_load(game_id: str) -> StoredGame | None:
+        loads.append(game_id)
+        if game_id == "slow":
+            release.wait(timeout=60)
+        return load_game(game_id)
+
+    store.load_game = slow_load  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        registry = Registry(settings, store, PubSub("memory://"))
+        slow = [asyncio.create_task(registry.live("slow")) for _ in range(2)]
+        quick = asyncio.create_task(registry.live("quick"))
+        for _ in range(500):  # the quick game does not wait for the slow one
+            if quick.done():
+                break
+            await asyncio.sleep(0.01)
+        done = quick.done()
+        release.set()
+        first, second = await asyncio.gather(*slow)
+        assert done and not first.stored.actions
+        assert first is second and loads.count("slow") == 1  # loaded once for both
+        await quick
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        release.set()
+        store.dispose()

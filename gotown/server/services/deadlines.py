@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,6 +50,15 @@ KEEPER_LEVEL = "medium"
 #: At most this long between two looks at the database for deadlines (another process may
 #: have stored one that falls due sooner than any this one knows of).
 LOOK_EVERY = 60.0
+#: How long before a look again at a moment that was due but could not be acted on (a seat
+#: handed to a bot that has not moved yet, another process's claim on a notice, a table
+#: whose record cannot be read): not at once, which would look again and again in a loop.
+RETRY_EVERY = 5.0
+#: Deadlines one process fires at a time: each waits on the database most of its time (the
+#: game's record, the claim), so a burst of them fires in parallel.
+FIRE_AT_ONCE = 8
+#: Deadlines (and reminders) read from the database at a time.
+BATCH = 100
 
 
 @dataclass(frozen=True)
@@ -188,32 +198,66 @@ class Deadlines:
         self.fired = 0  # (and counted for /metrics, with how late each fired)
 
     async def fire_due(self) -> None:
+        """Fire every deadline due now, then queue every reminder due now (a reminder of a
+        turn whose deadline has passed too is not sent: that turn is over)."""
         store = self.registry.store
         now = self.clock.time()
-        for due in await self.registry.db(store.due_deadlines, now):
-            try:
-                await self.fire(due)
-            except Exception:  # one table's trouble must not stop the others
-                log.exception("cannot fire the deadline of game %s", due.game_id)
-        for due in await self.registry.db(store.due_reminders, now):
-            if due.seat is not None:
-                notice = NoticeDue(due.seat, "reminder", due.turn, now)
-                await self.registry.db(store.claim_reminder, due, notice, now)
+        gate = asyncio.Semaphore(FIRE_AT_ONCE)
+        stuck: set[str] = set()  # due, but nothing to do now: looked at again later
 
-    async def fire(self, due: Due) -> None:
-        """Do what the table says a missed turn does, unless the turn moved on meanwhile."""
+        async def fire_one(due: Due) -> None:
+            async with gate:
+                try:
+                    if not await self.fire(due):
+                        stuck.add(due.game_id)
+                except Exception:  # one table's trouble must not stop the others
+                    stuck.add(due.game_id)
+                    log.exception("cannot fire the deadline of game %s", due.game_id)
+
+        seen: set[str] = set()
+        while True:
+            batch = await self.registry.db(store.due_deadlines, now, BATCH, sorted(stuck))
+            fresh = [due for due in batch if due.game_id not in seen]
+            seen.update(due.game_id for due in fresh)
+            # (In another order than another process that reads the same rows: each fires
+            # its own share rather than both the same ones.)
+            random.shuffle(fresh)
+            await asyncio.gather(*(fire_one(due) for due in fresh))
+            if len(batch) < BATCH or not fresh:
+                break
+        while True:
+            claimed = 0
+            reminders = await self.registry.db(store.due_reminders, now, BATCH)
+            for due in reminders:
+                notice = (
+                    None if due.seat is None else NoticeDue(due.seat, "reminder", due.turn, now)
+                )
+                claimed += await self.registry.db(store.claim_reminder, due, notice, now)
+            if len(reminders) < BATCH or not claimed:
+                break
+
+    async def fire(self, due: Due) -> bool:
+        """Do what the table says a missed turn does, unless the turn moved on meanwhile;
+        False when there was nothing to do (or nothing yet: the seat's bot has not moved)."""
+        store = self.registry.store
+        if (
+            self.registry.shared
+            and self.registry.get(due.game_id) is None
+            and not await self.registry.db(store.is_due, due, self.clock.time())
+        ):
+            return True  # (fired by another process: no need to load the game to see it)
         try:
             live = await self.registry.current(due.game_id)
         except NotFoundError:
-            return
+            return True
         game, stored = live.game, live.stored
         pace = pace_of(stored)
         if game is None or game.is_over or pace is None or game.turn != due.turn:
-            return
+            return True
         seat = game.active
         mine = stored.seats[seat]
         if mine.kind != "human" or mine.standin:
-            return
+            return False
         missed = mine.missed + 1
         now = self.clock.time()
         if pace.on_timeout == "end" and missed < pace.missed_limit:
@@ -223,17 +267,17 @@ class Deadlines:
                     timed_out=True,
                 )  # fmt: skip
             except ConflictError:
-                return  # (somebody moved first: the next look sees the turn as it is now)
+                return True  # (somebody moved first: the next look sees the turn as it is)
         else:
             keeper = pace.standin_level if missed >= pace.missed_limit else None
             async with live.lock:
                 if live.game is not game:
-                    return  # (moved on while waiting for the lock)
+                    return True  # (moved on while waiting for the lock)
                 taken = await self.registry.write(
-                    live.id, self.registry.store.claim_timeout, due, seat, missed, keeper, now
+                    live.id, store.claim_timeout, due, seat, missed, keeper, now
                 )
                 if not taken:
-                    return
+                    return True
                 mine.missed = missed
                 if keeper is None:
                     mine.standin = True
@@ -244,6 +288,7 @@ class Deadlines:
             self.bots.kick(live)
         self.fired += 1
         metrics.deadline_due(now - due.at)
+        return True
 
 
 class Scheduler:
@@ -281,6 +326,7 @@ class Scheduler:
     async def _run(self) -> None:
         while not self.closing:
             self._poked.clear()
+            began = self.clock.time()
             try:
                 await self._work()
                 upcoming = await self._next_moment()
@@ -289,9 +335,12 @@ class Scheduler:
             except Exception:  # the database may be away: look again a little later
                 log.exception("cannot look at the deadlines and notices")
                 upcoming = None
-            wake = self.clock.time() + LOOK_EVERY
+            now = self.clock.time()
+            wake = now + LOOK_EVERY
             if upcoming is not None:
-                wake = min(wake, max(upcoming, self.clock.time()))
+                # A moment that was due when this round began is one it could not act on:
+                # later, not in a loop. One that fell due during the round: at once.
+                wake = min(wake, now + RETRY_EVERY if upcoming <= began else upcoming)
             sleeper = asyncio.ensure_future(self.clock.sleep_until(wake))
             poked = asyncio.ensure_future(self._poked.wait())
             try:

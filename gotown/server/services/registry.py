@@ -159,7 +159,7 @@ class Registry:
         self.store = store
         self.pubsub = pubsub
         self._games: dict[str, LiveGame] = {}
-        self._load_lock = asyncio.Lock()
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         #: Several processes (sharing the database) or one.
         self.shared = urlparse(settings.broadcast_url).scheme in ("redis", "rediss")
         #: Whether a job still uses a game (a socket, a bot, a heartbeat): kept in memory then.
@@ -216,14 +216,21 @@ class Registry:
             return live
         if not GAME_ID_SHAPE.fullmatch(game_id):
             raise NotFoundError("unknown-game", f"there is no game {game_id!r}")
-        async with self._load_lock:
+        # Each game loaded once however many ask for it at once, games apart in parallel (a
+        # burst of deadlines loads hundreds of games that nobody had used for a day).
+        live = await shared_once(self._loading, game_id, lambda: self._load_live(game_id))
+        live.used = time.monotonic()
+        return live
+
+    async def _load_live(self, game_id: str) -> LiveGame:
+        try:
             live = self._games.get(game_id)
             if live is None:
                 stored, game = await self._load(game_id)
-                live = LiveGame(stored=stored, game=game)
-                self._games[game_id] = live
-            live.used = time.monotonic()
+                live = self._games[game_id] = LiveGame(stored=stored, game=game)
             return live
+        finally:
+            self._loading.pop(game_id, None)  # (loaded: held in _games from now on)
 
     async def current(self, game_id: str) -> LiveGame:
         """The live game, as current as the database: what every request starts from."""
