@@ -40,6 +40,11 @@ def serve(host: str, port: int, database_url: str | None, reload: bool, lan: boo
         if exc.name == "database_url" and exc.variable is None:  # (given with --database-url)
             raise click.BadParameter(str(exc), param_hint="--database-url") from None
         raise click.UsageError(f"a setting from the environment: {exc}") from None
+    from ..server.storage import sqlite_write_problem
+
+    problem = sqlite_write_problem(settings.database_url)
+    if problem is not None:  # (else uvicorn's traceback of "unable to open database file")
+        raise click.ClickException(problem)
     if settings.bot_policies:
         offer_policies(settings.bot_policies)
     if lan:

@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 
 class DomainError(Exception):
@@ -210,15 +211,37 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     return _answer("invalid-request", describe_invalid(errors), 422)
 
 
-async def _http_error(_request: Request, exc: Exception) -> Response:
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers at the request's path. (Starlette's 405
+    names only the first route's methods: a path routed for GET and POST apart said
+    ``Allow: GET``.)"""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in METHODS
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
+
+
+#: The methods a route may answer (asked of the router one by one for the ``Allow`` header).
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     cause = exc.__cause__
     if exc.status_code == 400 and isinstance(cause, (RecursionError, ValueError)):
         # FastAPI's "There was an error parsing the body": JSON that json.loads refuses
         # otherwise than as malformed (nested too deeply, a number too long, not UTF-8).
         return _answer("malformed-json", describe_unparsable(cause), 400)
-    headers = getattr(exc, "headers", None)
-    return _answer(f"http-{exc.status_code}", str(exc.detail), exc.status_code, headers)
+    headers = dict(getattr(exc, "headers", None) or {})
+    message = str(exc.detail)
+    if exc.status_code == 405:
+        allowed = allowed_methods(request)
+        if allowed:
+            headers["Allow"] = ", ".join(allowed)
+            message = f"{request.method} is not answered here: {headers['Allow']}"
+    return _answer(f"http-{exc.status_code}", message, exc.status_code, headers or None)
 
 
 def install(app: FastAPI) -> None:

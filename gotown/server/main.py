@@ -35,7 +35,7 @@ from .operations import Operations
 from .pubsub import PubSub
 from .services import GameService
 from .services.bots import BOTS_ONLY_TURN_LIMIT
-from .storage import Store
+from .storage import Store, sqlite_write_problem
 
 #: The server's general log under uvicorn (where it says it started and stopped): the
 #: garbage collector's pauses are said there when the server stops.
@@ -65,6 +65,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        problem = sqlite_write_problem(settings.database_url)
+        if problem is not None:  # (SQLite would only say "unable to open database file")
+            raise RuntimeError(problem)
         store = Store(settings.database_url, settings.sqlite_synchronous)
         await asyncio.to_thread(store.migrate)
         pubsub = PubSub(settings.broadcast_url, settings.redis_pool_size)

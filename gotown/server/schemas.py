@@ -30,6 +30,9 @@ GameStatus = Literal["lobby", "playing", "over"]
 #: game without an end grows for ever. A game of people takes some tens of turns; ten thousand is
 #: far beyond any of them.
 MAX_TURN_LIMIT = 10_000
+#: The turn limit of a table whose every seat is a bot, and the most it may ask for: nobody
+#: plays there, and its bots take the server's CPU while it lasts.
+BOTS_ONLY_TURN_LIMIT = 300
 #: Turn-based tables (services/deadlines.py): the time a person has for each turn, in seconds.
 MIN_PACE = 5 * 60
 MAX_PACE = 14 * 24 * 3600
@@ -86,10 +89,16 @@ def _whole_float(value: Any) -> Any:
 # --- input -----------------------------------------------------------------------------------
 
 
+#: The longest bot level a client may name (a policy's ``ppo:NAME`` is at most 16).
+MAX_LEVEL_LENGTH = 32
+
+
 class SeatSpec(_In):
     kind: SeatKind = "human"
     level: str | None = Field(
-        default=None, description="bot level, for a bot seat only (default medium)"
+        default=None,
+        max_length=MAX_LEVEL_LENGTH,
+        description="bot level, for a bot seat only (default medium)",
     )
 
 
@@ -98,9 +107,9 @@ class CreateGameIn(_In):
     options: dict[str, Any] = Field(
         default_factory=dict,
         description=f"R23 options; turn_limit: 1 to {MAX_TURN_LIMIT} turns, or null for the "
-        f"server's ceiling: {MAX_TURN_LIMIT} turns with a person's seat, fewer when every seat "
-        "is a bot (see /api/meta); the server ends the game when that turn ends, with no "
-        "winner (R23)",
+        f"server's ceiling: {MAX_TURN_LIMIT} turns with a person's seat, {BOTS_ONLY_TURN_LIMIT} "
+        "(and at most that) when every seat is a bot (see /api/meta); the server ends the game "
+        "when that turn ends, with no winner (R23)",
     )
     language: Language = "en"
     name: str | None = Field(
@@ -143,6 +152,15 @@ class CreateGameIn(_In):
     )
     _name_is_printable = field_validator("name")(_printable)
     _seed_whole = field_validator("seed", "pace", "missed_limit", mode="before")(_whole_float)
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _whole_options(cls, value: Any) -> Any:
+        """An option's 300.0 is the whole number 300, as JSON Schema's ``integer`` and ``enum``
+        admit it (the engine takes whole numbers only)."""
+        if isinstance(value, dict):
+            return {name: _whole_float(v) for name, v in value.items()}
+        return value
     seed: int | None = Field(
         default=None,
         ge=0,
@@ -184,7 +202,7 @@ class ActionIn(_In):
 
 
 class HandOverIn(_In):
-    level: str = "medium"
+    level: str = Field(default="medium", max_length=MAX_LEVEL_LENGTH)
 
 
 # --- output ----------------------------------------------------------------------------------

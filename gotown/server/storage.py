@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -429,6 +430,37 @@ class Store(PlayerStore, TurnStore, RatingStore):
                     write_turn(connection, game_id, turn)
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
+
+
+def sqlite_write_problem(database_url: str) -> str | None:
+    """Why the server could not write a SQLite database at ``database_url``, in words naming the
+    file, or None (another database, an in-memory one, or a file it may write). SQLite writes
+    the file and, beside it, its journal (``-wal`` and ``-shm``): a read-only file, or a folder
+    it cannot write in, fails at the first write with "unable to open database file", which
+    never says why."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    if str(url.database).startswith("file:"):  # (a URI: the operator chose its mode)
+        return None
+    path = Path(str(url.database)).absolute()
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder of the database file {path} does not exist"
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return (
+            f"the database file {path} is read-only for this server (it stores every move "
+            "there): give its user the right to write it, or start it on another file"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"the folder {folder} is read-only for this server: SQLite writes its journal "
+            f"({path.name}-wal and {path.name}-shm) beside the database file, so the folder "
+            "must be writable too"
+        )
+    return None
 
 
 def _aware(moment: dt.datetime) -> dt.datetime:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -46,3 +47,27 @@ def test_without_lan_the_server_keeps_to_this_machine(monkeypatch: pytest.Monkey
     result = CliRunner().invoke(main, ["serve"])
     assert result.exit_code == 0, result.output
     assert calls[0]["host"] == "127.0.0.1" and "█" not in result.output
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_database_is_said_in_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, what: str
+) -> None:
+    """As on a read-only mount, or a file its user may not write (root writes anything: the
+    check's ``os.access`` is told so here). SQLite itself said only "unable to open database
+    file", in uvicorn's traceback."""
+    database = tmp_path / "gotown.sqlite3"
+    database.write_bytes(b"")
+    read_only = database if what == "file" else tmp_path
+    real_access = os.access
+    monkeypatch.setattr(
+        "os.access",
+        lambda path, mode: (
+            not mode & os.W_OK if Path(path) == read_only else real_access(path, mode)
+        ),
+    )
+    monkeypatch.setattr("gotown.server.run", lambda **kwargs: None)
+    result = CliRunner().invoke(main, ["serve", "--database-url", f"sqlite:///{database}"])
+    assert result.exit_code == 1, result.output
+    assert "read-only" in result.output and str(read_only) in result.output
+    assert "Traceback" not in result.output

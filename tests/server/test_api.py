@@ -101,6 +101,18 @@ def test_joining_fills_seats_and_starts_the_game(client: TestClient) -> None:
     assert [s["name"] for s in st["lobby"]["seats"]] == ["Anna", "Bob"]
 
 
+def test_a_long_unknown_level_is_refused_without_echoing_it(client: TestClient) -> None:
+    long = "x" * 5000
+    for kind in ("bot", "human"):
+        body = {"seats": [{"kind": "human"}, {"kind": kind, "level": long}], "name": "Ann"}
+        error = error_of(client.post("/api/games", json=body), 422, "invalid-request")
+        assert "level" in error["message"] and len(error["message"]) < 200, error
+    gid, tokens = new_game(client, ["human", "human"])
+    r = client.post(f"/api/games/{gid}/seats/1/bot", json={"level": long}, headers=auth(tokens[0]))
+    error = error_of(r, 422, "invalid-request")
+    assert "level" in error["message"] and len(error["message"]) < 200, error
+
+
 def test_bad_creations_are_refused_with_reasons(client: TestClient) -> None:
     error_of(client.post("/api/games", json={"seats": [{"kind": "human"}]}), 422, "invalid-request")
     error_of(

@@ -68,3 +68,21 @@ def test_each_kind_of_refusal_has_its_status_and_each_code_its_kind() -> None:
         ConflictError("no-such-code", "?")
     raised = {code for code, kind in CODES.items() if kind in STATUS}
     assert {"stale-version", "storage-unavailable", "wrong-token", "bad-request"} <= raised
+
+
+@pytest.mark.parametrize(
+    ("path", "methods"),
+    [
+        ("/api/lessons/basics/steps/0", "GET, POST"),
+        ("/api/me", "GET, PATCH, DELETE"),
+        ("/api/games", "POST"),
+    ],
+)
+def test_a_method_not_answered_names_every_method_that_is(
+    client: TestClient, path: str, methods: str
+) -> None:
+    """A path routed for GET and POST apart says both (Starlette named the first route's)."""
+    for method in ("OPTIONS", "PUT"):
+        r = client.request(method, path)
+        assert r.status_code == 405 and r.headers["allow"] == methods, (method, r.headers)
+        assert r.json()["error"]["code"] == "http-405" and methods in r.json()["error"]["message"]

@@ -106,11 +106,86 @@ def test_near_the_descriptor_limit_it_warns_refuses_sockets_and_serves_http(
             with client.websocket_connect(f"/ws/games/{game}") as b:
                 _watching(b)
             assert "85 of 100 file descriptors in use" in caplog.text
-            in_use["now"] = 90  # into the reserve of 10: refused
+            in_use["now"] = 90  # into the reserve of 10: a spectator's is refused
             with client.websocket_connect(f"/ws/games/{game}") as c:
+                c.send_json({"token": None})
                 _refused(c, "as many live connections as it can")
         assert client.get(f"/api/games/{game}/state").status_code == 200
         assert sockets.total == 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="other loopback addresses than 127.0.0.1")
+def test_a_seat_s_socket_gets_in_where_other_addresses_hold_every_place(tmp_path: Path) -> None:
+    """Eight addresses open spectator sockets until the server refuses more (the descriptors
+    left for sockets), then the same as seats of tables of their own: a player's own socket,
+    from another address, is still accepted each time (in the seats' share of the reserve, or
+    in the place of a seat's socket of an address holding two more than the player, closed
+    with 4429), and the server still answers HTTP."""
+    reserve = 40
+    app = create_app(_settings(tmp_path, fd_reserve=reserve))
+    with _serving(app.state.settings, app) as (host, port):
+        base = f"http://{host}:{port}"
+        sockets = app.state.service.sockets
+        # The descriptors of this process's own sockets only (here the clients' ends are in
+        # the same process as the server's, and the closed ones linger a while).
+        sockets._limit = lambda: reserve + 24
+        sockets._in_use = lambda: sockets.total
+        for kind in ("spectators", "seats"):
+            held: list[ClientConnection] = []
+            with contextlib.ExitStack() as stack:
+                urls, firsts = {}, {}
+                for a in range(8):
+                    address = f"127.0.4.{a + 1}"
+                    with httpx.Client(
+                        base_url=base, transport=httpx.HTTPTransport(local_address=address)
+                    ) as http:
+                        created = http.post(
+                            "/api/games", json={"seats": [{"kind": "human"}] * 2, "name": "A"}
+                        ).json()
+                    urls[address] = f"ws://{host}:{port}/ws/games/{created['game_id']}"
+                    firsts[address] = json.dumps(
+                        {"token": created["token"] if kind == "seats" else None}
+                    )
+                refused = 0
+                while refused < len(urls):  # (each address one more a round, till none can)
+                    refused = 0
+                    for address, url in urls.items():
+                        ws = stack.enter_context(_socket_from(address, url))
+                        try:
+                            ws.send(firsts[address])
+                            answer = json.loads(ws.recv(timeout=10))
+                        except ConnectionClosed:  # (refused before its first message)
+                            answer = {"type": "closed"}
+                        if answer["type"] == "state":
+                            held.append(ws)
+                        else:
+                            refused += 1
+                time.sleep(0.5)  # (the sockets closed to make room among them: closed)
+                assert len(held) < 48, "the attackers were never refused: no test"
+                held = [ws for ws in held if ws.close_code is None]  # (those the others kept)
+                with httpx.Client(
+                    base_url=base, transport=httpx.HTTPTransport(local_address="127.0.4.99")
+                ) as http:
+                    created = http.post(
+                        "/api/games",
+                        json={"seats": [{"kind": "human"}, {"kind": "bot"}], "name": "Me"},
+                    ).json()
+                    url = f"ws://{host}:{port}/ws/games/{created['game_id']}"
+                    with _socket_from("127.0.4.99", url) as mine:
+                        mine.send(json.dumps({"token": created["token"]}))
+                        said = json.loads(mine.recv(timeout=10))
+                        assert said["type"] == "state", (kind, said)
+                        assert http.get(f"/api/games/{created['game_id']}/state").is_success
+                closed = [ws for ws in held if ws.close_code is not None]
+                deadline = time.monotonic() + 10
+                while not closed and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    closed = [ws for ws in held if ws.state.name == "CLOSED"]
+                # Spectators leave the seats their share; seats of other addresses make room.
+                assert [ws.close_code for ws in closed] == ([] if kind == "spectators" else [4429])
+            deadline = time.monotonic() + 10
+            while sockets.total and time.monotonic() < deadline:
+                time.sleep(0.05)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
@@ -121,15 +196,16 @@ def test_descriptors_are_counted_on_linux() -> None:
 
 
 @contextlib.contextmanager
-def _serving(settings: Settings) -> Iterator[tuple[str, int]]:
-    """A real uvicorn server (its own logging left alone, so that its records reach caplog)."""
+def _serving(settings: Settings, app: Any = None) -> Iterator[tuple[str, int]]:
+    """A real uvicorn server of ``app`` (else one made with ``settings``; its own logging left
+    alone, so that its records reach caplog)."""
     import uvicorn
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_config=None, **SERVING
+        app or create_app(settings), host="127.0.0.1", port=port, log_config=None, **SERVING
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

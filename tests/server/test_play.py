@@ -221,6 +221,27 @@ def _options(client: TestClient, kinds: list[str], options: dict[str, Any]) -> d
     return options_now
 
 
+def test_a_table_of_bots_only_asks_for_at_most_its_turn_limit(client: TestClient) -> None:
+    seats = [{"kind": "bot", "level": "random"}] * 2
+    for limit in (BOTS_ONLY_TURN_LIMIT + 1, 10_000):
+        r = client.post("/api/games", json={"seats": seats, "options": {"turn_limit": limit}})
+        error = r.json()["error"]
+        assert r.status_code == 422 and error["code"] == "invalid-options", r.text
+        assert "turn_limit" in error["message"] and "300" in error["message"]
+    assert _options(client, ["bot", "bot"], {"turn_limit": 300})["turn_limit"] == 300
+
+
+def test_a_whole_number_written_as_a_float_is_that_number(client: TestClient) -> None:
+    """JSON Schema's ``integer`` (and ``enum``) admit 300.0 as 300: so does the server."""
+    options = _options(client, ["human", "bot"], {"turn_limit": 300.0, "win_floors": 4.0})
+    assert options["turn_limit"] == 300 and options["win_floors"] == 4
+    assert type(options["turn_limit"]) is int and type(options["win_floors"]) is int
+    refused = client.post(
+        "/api/games", json={"seats": [{"kind": "human"}] * 2, "options": {"turn_limit": 2.5}}
+    )
+    assert refused.status_code == 422, refused.text
+
+
 def test_the_bound_itself_is_accepted(client: TestClient) -> None:
     limit = schemas.MAX_TURN_LIMIT
     assert _options(client, ["human", "bot"], {"turn_limit": limit})["turn_limit"] == limit

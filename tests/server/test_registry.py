@@ -181,3 +181,37 @@ def test_idle_games_are_swept_by_the_server_itself(
         counter = LoadCounter(service, monkeypatch)
         assert _everything_seen(client, gid, tokens)[0] == before[0]
         assert counter.loads[:1] == [gid]
+
+
+def test_a_full_disk_is_said_so_and_stores_nothing(tmp_path: Any) -> None:
+    """SQLite's own "database or disk is full" (its file may not grow past ``max_page_count``:
+    a real SQLITE_FULL, as when the disk is full): a 503 that says so, not "does not answer"
+    (nothing an operator could act on), and nothing half stored."""
+    from sqlalchemy import event
+
+    from gotown.server.main import create_app
+
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'full.sqlite3'}",
+        rate_limit_per_minute=0,
+        worker_processes=False,
+        bot_delay=0,
+        allow_seed=True,
+    )
+    with TestClient(create_app(settings)) as client:
+        gid, tokens = new_game(client, ["human", "human"])
+        store = client.app.state.service.store  # type: ignore[attr-defined]
+        with store.engine.connect() as connection:
+            pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
+        event.listen(
+            store.engine, "connect", lambda c, _r: c.execute(f"PRAGMA max_page_count={pages}")
+        )
+        store.engine.dispose()
+        body = {"seats": [{"kind": "human"}] * 2, "name": "A" * 24}
+        answers = [client.post("/api/games", json=body) for _ in range(60)]
+        full = [r for r in answers if r.status_code != 201]
+        assert full, "the database never filled up"
+        error = full[0].json()["error"]
+        assert full[0].status_code == 503 and error["code"] == "storage-unavailable"
+        assert "disk is full" in error["message"] and "nothing was stored" in error["message"]
+        assert state(client, gid, tokens[0])["version"] == 0

@@ -1,8 +1,10 @@
 """The OpenAPI schema made as strict as the services' checks where the wire models cannot say
 it themselves (:mod:`~gotown.server.schemas` depends on pydantic only, not on the engine nor
 the bots): a bot's level is one of the bots' levels, a person's seat takes none, each R23
-option takes the values the engine takes, ``first_player`` is one of the game's seats, and a
-missed turn's rule (``on_timeout``, ``missed_limit``) comes only with a ``pace``.
+option takes the values the engine takes, ``first_player`` is one of the game's seats, a table
+of bots only asks for at most its turn limit, a missed turn's rule (``on_timeout``,
+``missed_limit``) comes only with a ``pace``, an action has the fields of its type (FORMAT.md),
+and a ``seed`` is admitted only by a server that lets clients choose it.
 
 A client generating requests from the schema then never sends one that the server refuses
 for its content; the test suite checks it with schemathesis (``test_openapi_conformance``).
@@ -28,7 +30,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from swagger_ui_bundle import swagger_ui_path
 
 from gotown.bots import LEVELS
-from gotown.engine import OPTION_CHOICES
+from gotown.engine import CODES, OPTION_CHOICES
 
 from .. import schemas
 
@@ -62,10 +64,67 @@ def _first_player_among_the_seats() -> list[dict[str, Any]]:
     return rules
 
 
-def refine(schema: dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, Any]:
+#: Each action type's fields (FORMAT.md, "Actions"; ``gotown.engine.Action.from_json``), a
+#: dog's target optional; ``tests/server/test_openapi.py`` checks them against the engine's.
+_TARGET = {"type": "integer", "minimum": 0, "maximum": 3}
+ACTION_FIELDS: dict[str, dict[str, Any]] = {
+    "build": {"cards": {"type": "array", "items": {"enum": list(CODES)}, "minItems": 2,
+                        "maxItems": 2}},
+    "steal": {"card": {"enum": list(CODES)}, "target": _TARGET},
+    "dog": {"floor": {"type": "integer", "minimum": 0, "maximum": 63}, "target?": _TARGET},
+    "bone": {"target": _TARGET, "floor": {"type": "integer", "minimum": 0, "maximum": 63}},
+    "jackhammer": {"target": _TARGET},
+    "wrecking-ball": {"target": _TARGET},
+    "thief": {"target": _TARGET},
+    "super-thief": {},
+    "milkshake": {"target": _TARGET},
+    "donut-truck": {},
+    "end-turn": {},
+}  # fmt: skip
+
+
+def action_schema() -> dict[str, Any]:
+    """An action: one of the types, with exactly the fields of its type."""
+    shapes = []
+    for kind, fields in ACTION_FIELDS.items():
+        properties = {"type": {"const": kind}, **{f.rstrip("?"): v for f, v in fields.items()}}
+        required = ["type", *(f for f in fields if not f.endswith("?"))]
+        shapes.append({"type": "object", "properties": properties, "required": required,
+                       "additionalProperties": False})  # fmt: skip
+    return {"oneOf": shapes}
+
+
+def _bots_only_turn_limit() -> dict[str, Any]:
+    """A table whose every seat is a bot asks for at most its turn limit."""
+    every_seat_a_bot = {
+        "properties": {
+            "seats": {"items": {"properties": {"kind": {"const": "bot"}}, "required": ["kind"]}}
+        },
+        "required": ["seats"],
+    }
+    limit = {"type": "integer", "minimum": 1, "maximum": schemas.BOTS_ONLY_TURN_LIMIT}
+    return {
+        "if": every_seat_a_bot,
+        "then": {
+            "properties": {
+                "options": {"properties": {"turn_limit": {"anyOf": [limit, {"type": "null"}]}}}
+            }
+        },
+    }
+
+
+def refine(
+    schema: dict[str, Any], levels: Sequence[str] = LEVELS, *, allow_seed: bool = False
+) -> dict[str, Any]:
     """``schema`` (FastAPI's) with the constraints of the module's docstring added; ``levels``:
-    the bot levels the server seats (the trained policies it offers included)."""
+    the bot levels the server seats (the trained policies it offers included); ``allow_seed``:
+    whether the server lets clients choose the seed (else the schema admits none)."""
     models = schema["components"]["schemas"]
+    action = models["ActionIn"]["properties"]["action"]
+    models["ActionIn"]["properties"]["action"] = {
+        **{k: v for k, v in action.items() if k not in ("type", "additionalProperties")},
+        **action_schema(),
+    }
     seat = models["SeatSpec"]
     seat["properties"]["level"]["anyOf"] = [{"enum": list(levels)}, {"type": "null"}]
     # A person's seat (the default kind) takes no level.
@@ -75,7 +134,9 @@ def refine(schema: dict[str, Any], levels: Sequence[str] = LEVELS) -> dict[str, 
     hand_over["enum"] = list(levels)
     create = models["CreateGameIn"]
     create["properties"]["options"] = {**create["properties"]["options"], **_options_schema()}
-    create["allOf"] = _first_player_among_the_seats()
+    create["allOf"] = [*_first_player_among_the_seats(), _bots_only_turn_limit()]
+    if not allow_seed:
+        create["properties"].pop("seed", None)
     # A missed turn is ended or played by a bot of a level; both only for a turn-based table.
     create["properties"]["on_timeout"]["anyOf"] = [
         {"enum": ["end", *(f"bot:{level}" for level in levels)]},
@@ -132,7 +193,9 @@ def install(app: FastAPI) -> None:
         if app.openapi_schema is None:
             service = getattr(app.state, "service", None)  # (set while the app runs)
             levels = service.bots.levels() if service is not None else LEVELS
-            app.openapi_schema = refine(build(), levels)
+            settings = getattr(app.state, "settings", None)
+            allow_seed = bool(settings is not None and settings.allow_seed)
+            app.openapi_schema = refine(build(), levels, allow_seed=allow_seed)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

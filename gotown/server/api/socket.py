@@ -48,6 +48,7 @@ from ..pubsub import Notice
 from ..services import GameService
 from ..services.players import PlayerSeat
 from ..services.registry import LiveGame
+from ..services.sockets import MADE_ROOM, SEAT, SPECTATOR, Held
 from ..services.tokens import seat_or_spectator
 
 router = APIRouter()
@@ -77,8 +78,8 @@ def first_message(text: str | None) -> tuple[str | None, int, str | None]:
     """The token of the first message (None: a spectator) and its ``events_from`` (0 when left
     out); ``bad-request`` for anything but ``{"token": "..."}`` or ``{"token": null}``, with
     an optional ``"events_from"``, and ``invalid-request`` for an ``events_from`` that is not a
-    whole number of at least 0 (whether the game has that many events is checked when the
-    first state is built)."""
+    whole number of at least 0 (more than the game has: its first state holds every event,
+    as over HTTP)."""
     if text is None:
         raise MalformedError("bad-request", f"{BINARY_FRAME}; {FIRST_MESSAGE}")
     try:
@@ -92,11 +93,12 @@ def first_message(text: str | None) -> tuple[str | None, int, str | None]:
     }:
         raise MalformedError("bad-request", FIRST_MESSAGE)
     token = first["token"]
-    if token is not None and not isinstance(token, str):
-        raise MalformedError("bad-request", "token must be a string")
+    if token is not None and (not isinstance(token, str) or not token):
+        # (An empty token is no seat's: it must not open a spectator's socket unasked.)
+        raise MalformedError("bad-request", "token must be a seat's token (a non-empty string)")
     key = first.get("key")
-    if key is not None and not isinstance(key, str):
-        raise MalformedError("bad-request", "key must be a string")
+    if key is not None and (not isinstance(key, str) or not key):
+        raise MalformedError("bad-request", "key must be a device's key (a non-empty string)")
     events_from = first.get("events_from", 0)
     if type(events_from) is not int or events_from < 0:
         raise InvalidError("invalid-request", "events_from: a whole number of at least 0, please")
@@ -121,7 +123,9 @@ class Connection:
         self.seat: int | None = None
         self.sent = 0
         self.client = websocket.client.host if websocket.client else "?"
-        self.admitted = False
+        self.held: Held | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.made_room = False
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -171,18 +175,20 @@ class Connection:
 
     async def open(self) -> tuple[LiveGame, int] | None:
         """Accept, read the first message and find the game and seat; None when refused. The
-        caller releases the socket's place in :attr:`GameService.sockets` when ``admitted``."""
+        socket holds a place in :attr:`GameService.sockets` from the start (released by
+        :meth:`serve`), that of its kind once it has said who it is (a seat's of a game under
+        way before a spectator's)."""
+        sockets = self.service.sockets
         try:
-            self.service.sockets.admit(self.client, self.game_id)
+            self.held = sockets.admit(self.client, self.game_id, self.make_room)
         except DomainError as exc:
             await self.websocket.accept()
             with contextlib.suppress(WebSocketDisconnect):
                 await self.refuse(exc)
             return None
-        self.admitted = True
         await self.websocket.accept()
         try:
-            text = await asyncio.wait_for(self.receive(), timeout=30)
+            text = await asyncio.wait_for(self.receive(), timeout=sockets.first_message_seconds())
             self.token, resume_from, key = first_message(text)
             if not self.token and key:
                 holder = await self.service.players.holder(key)
@@ -190,6 +196,8 @@ class Connection:
                 self.token = PlayerSeat(holder.player_id)
             live = await self.service.registry.current(self.game_id)
             self.seat = seat_or_spectator(live, self.token)
+            playing = self.seat is not None and live.stored.status != "over"
+            sockets.classify(self.held, SEAT if playing else SPECTATOR)
         except DomainError as exc:
             with contextlib.suppress(WebSocketDisconnect):  # (unless the client left already)
                 await self.refuse(exc)
@@ -200,12 +208,27 @@ class Connection:
             return None
         return live, resume_from
 
+    def make_room(self) -> None:
+        """Close this socket (refused with ``too-many-requests`` and 4429): its place goes to
+        another (:mod:`~gotown.server.services.sockets`)."""
+        self.made_room = True
+        if self.task is not None:
+            self.task.cancel()
+
     async def serve(self) -> None:
+        self.task = asyncio.current_task()
         try:
             await self._serve()
+        except asyncio.CancelledError:
+            if not self.made_room:
+                raise
+            if self.task is not None:
+                self.task.uncancel()  # (our own: the socket closes as a refusal)
+            with contextlib.suppress(Exception):
+                await self.refuse(BusyError("too-many-requests", MADE_ROOM))
         finally:
-            if self.admitted:
-                self.service.sockets.release(self.client, self.game_id)
+            if self.held is not None:
+                self.service.sockets.release(self.held)
 
     async def _serve(self) -> None:
         opened = await self.open()
@@ -222,7 +245,7 @@ class Connection:
                 views = self.service.views
                 try:
                     first = await views.state_for(live, self.seat, self.base, resume_from)
-                except DomainError as exc:  # more events than the game has
+                except DomainError as exc:  # (the database does not answer)
                     await self.refuse(exc)
                     return
                 await self.send_state(first)
@@ -240,12 +263,14 @@ class Connection:
             asyncio.create_task(self._push(live, notices)),
             asyncio.create_task(self._read()),
         ]
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        for task in pending:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # (also when this is cancelled: a socket closed to make room)
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         for task in done:
             failure = task.exception()
             if failure is not None and not isinstance(failure, WebSocketDisconnect):
@@ -263,7 +288,7 @@ class Connection:
                 await self.refuse(exc)
                 raise WebSocketDisconnect(4404, exc.message) from exc
             views = self.service.views
-            state = await views.state_for(live, self.seat, self.base, self.sent, or_full=True)
+            state = await views.state_for(live, self.seat, self.base, self.sent)
             await self.send_state(state)
             metrics.update_sent(here, self.game_id, state.version, self.seat, id(self))
 

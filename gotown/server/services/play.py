@@ -102,8 +102,16 @@ class Play:
                 f"option turn_limit: {options.turn_limit} is more than this server's "
                 f"{schemas.MAX_TURN_LIMIT} turns (R23)",
             )
+        bots_only = all(seat.kind == "bot" for seat in spec.seats)
+        limit = options.turn_limit
+        if bots_only and limit is not None and limit > BOTS_ONLY_TURN_LIMIT:
+            # (Nobody plays there: a longer table would only hold a place and the bots' CPU.)
+            raise InvalidError(
+                "invalid-options",
+                f"option turn_limit: {options.turn_limit} is more than the {BOTS_ONLY_TURN_LIMIT} "
+                "turns a table of bots only may play on this server (R23)",
+            )
         if options.turn_limit is None:
-            bots_only = all(seat.kind == "bot" for seat in spec.seats)
             ceiling = BOTS_ONLY_TURN_LIMIT if bots_only else schemas.MAX_TURN_LIMIT
             options = dataclasses.replace(options, turn_limit=ceiling)
         return options
@@ -290,8 +298,7 @@ class Play:
     ) -> schemas.StateOut:
         """:meth:`play`, then the state after it, with the events from ``body.events_from``."""
         live, seat = await self.play(game_id, token, body)
-        # Checked (before the action) against fewer events than the game has now.
-        return await self.views.state_for(live, seat, base_url, body.events_from, or_full=True)
+        return await self.views.state_for(live, seat, base_url, body.events_from)
 
     async def play(
         self, game_id: str, token: str | None, body: schemas.ActionIn
@@ -314,8 +321,6 @@ class Play:
 
     async def _act(self, live: LiveGame, seat: int, body: schemas.ActionIn) -> None:
         def check(live: LiveGame, _reloaded: bool) -> None:
-            # A request that asks for too much changes nothing.
-            self.views.check_events_from(live, body.events_from)
             mine = live.stored.seats[seat]
             if mine.kind == "bot":
                 raise ConflictError("seat-is-bot", "a bot plays this seat now; take it back first")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sqlite3
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Hashable
@@ -53,6 +54,23 @@ S = TypeVar("S")
 
 #: What SQLAlchemy raises when the database does not answer, as opposed to a refusal or a bug.
 DB_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeoutError)
+
+
+def storage_trouble(exc: BaseException) -> str | None:
+    """What keeps the database from writing, in words, when it is the disk or the file and not
+    an outage: a full disk (SQLite's ``SQLITE_FULL``, PostgreSQL's ``53100``) or a read-only
+    database (``SQLITE_READONLY``, PostgreSQL's ``25006``); else None."""
+    original = getattr(exc, "orig", None) or exc
+    code = getattr(original, "sqlite_errorcode", None)
+    code = code & 0xFF if isinstance(code, int) else None  # (the primary code of an extended one)
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    text = str(original).lower()
+    if code == sqlite3.SQLITE_FULL or state == "53100" or "no space left" in text:
+        return "the server's disk is full"
+    if code == sqlite3.SQLITE_READONLY or state == "25006" or "readonly database" in text:
+        return "the database is read-only"
+    return None
+
 
 #: Every game id is ``secrets.token_urlsafe`` (11 characters of A-Z a-z 0-9 _ -) in a column of
 #: 32. Anything else is no game's, and is answered as unknown without asking the database:
@@ -186,11 +204,19 @@ class Registry:
         return list(self._games.values())
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a store call in a thread; a database that does not answer is ``UnavailableError``."""
+        """Run a store call in a thread; a database that does not answer is ``UnavailableError``
+        (one whose disk is full, or that is read-only, says so: the operator must act)."""
         try:
             return await asyncio.to_thread(fn, *args)
         except DB_UNAVAILABLE as exc:
             metrics.database_error()
+            trouble = storage_trouble(exc)
+            if trouble is not None:
+                log.error("the database refuses to write: %s (%s)", trouble, exc)
+                raise UnavailableError(
+                    "storage-unavailable",
+                    f"the game store cannot write: {trouble}; nothing was stored, try again later",
+                ) from exc
             log.warning("the database does not answer (%s): %s", type(exc).__name__, exc)
             raise UnavailableError(
                 "storage-unavailable", "the game store does not answer: try again shortly"

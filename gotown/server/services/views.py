@@ -34,7 +34,7 @@ from gotown.engine import Action, Event, Game
 
 from .. import schemas
 from ..config import Settings
-from ..errors import ConflictError, InvalidError
+from ..errors import ConflictError
 from ..storage import StoredGame
 from .presence import LocalPresence
 from .registry import LiveGame, PerGame, Registry, new_game, shared_once
@@ -225,17 +225,6 @@ class Views:
         await self.presence.read(live)
         return self.lobby(live, base_url, invited=invited)
 
-    @staticmethod
-    def check_events_from(live: LiveGame, events_from: int) -> None:
-        """Refuse (422 ``invalid-request``) an ``events_from`` beyond the game's events: a
-        client cannot hold events the game has not had."""
-        count = 0 if live.game is None else live.game.event_count
-        if not 0 <= events_from <= count:
-            raise InvalidError(
-                "invalid-request",
-                f"events_from: {events_from} is not between 0 and the game's event count ({count})",
-            )
-
     async def view_json(
         self, live: LiveGame, game: Game, seat: int | None, start: int = 0
     ) -> dict[str, Any]:
@@ -265,18 +254,17 @@ class Views:
         seat: int | None,
         base_url: str,
         events_from: int = 0,
-        *,
-        or_full: bool = False,
     ) -> schemas.StateOut:
         """The state for ``seat`` (None: a spectator), its view's events from index
-        ``events_from`` on, with the presence of every process read first. An
-        ``events_from`` beyond the game's events is refused, or with ``or_full`` answered with
-        every event (a socket whose game was reloaded behind what it was sent)."""
+        ``events_from`` on (at least 0), with the presence of every process read first. An
+        ``events_from`` beyond the game's events is answered with every event, from 0: a
+        client that holds what the game never had (a socket whose game was reloaded behind
+        what it was sent, a client's mistake) starts again whole rather than be refused, which
+        is also what the schema says (it cannot know a game's count)."""
         await self.presence.read(live)
         game = live.game
-        if or_full and events_from > (0 if game is None else game.event_count):
+        if events_from > (0 if game is None else game.event_count):
             events_from = 0
-        self.check_events_from(live, events_from)
         if game is None:
             return schemas.StateOut(
                 game_id=live.id,
