@@ -77,6 +77,10 @@ def test_a_device_link_carries_the_player_and_a_revoked_one_is_refused(
     assert call(server_url, "GET", f"/api/games/{game_id}/state", key=key_of(ann))[1]["seat"] == 0
     _, st = call(server_url, "GET", f"/api/games/{game_id}/state")
     assert st["view"]["active"] == 1  # (Bob's turn now: Ann's phone ended hers)
+    # The invitation, opened on her phone, leads to her seat (not to a second one).
+    mine.goto(invite)
+    mine.wait_for_url(f"{server_url}/g/{game_id}")
+    mine.wait_for_selector("#status")
     mine.goto(server_url + "/")
 
     # Ann revokes the link on her laptop: the phone loses its key, the link is refused.

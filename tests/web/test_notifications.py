@@ -94,13 +94,33 @@ def test_the_service_worker_shows_a_push_and_a_click_opens_its_table(
     )
     cdp = context.new_cdp_session(page)
     registrations: list[dict[str, Any]] = []
+    versions: list[dict[str, Any]] = []
     cdp.on(
         "ServiceWorker.workerRegistrationUpdated",
         lambda event: registrations.extend(event["registrations"]),
     )
+    cdp.on("ServiceWorker.workerVersionUpdated", lambda event: versions.extend(event["versions"]))
     cdp.send("ServiceWorker.enable")
-    wait_until(lambda: page.evaluate("1") and registrations, "the worker's registration")
-    registration = registrations[0]["registrationId"]
+    (registration,) = wait_until(
+        lambda: (
+            page.evaluate("1")  # (lets the protocol's events in)
+            and [
+                r["registrationId"]
+                for r in registrations
+                if r["scopeURL"] == mail_url + "/" and not r["isDeleted"]
+            ]
+        ),
+        "the worker's registration",
+    )
+    wait_until(
+        lambda: (
+            page.evaluate("1")
+            and any(
+                v["registrationId"] == registration and v["status"] == "activated" for v in versions
+            )
+        ),
+        "the worker activated",
+    )
     table = f"{mail_url}/g/{game_id}"
     tag = f"gotown-{game_id}-0"
 

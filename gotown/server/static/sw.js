@@ -5,8 +5,8 @@
 
    A push's data is JSON {title, body, url, tag} (gotown/server/notify/push.py PushMessage):
    shown with its tag, so that a newer notice of the same table and seat replaces an older
-   one. A click focuses a tab that shows the table; else takes a GoTown tab that shows no
-   other table there; else opens a new window. */
+   one. A click focuses a tab that shows the table; else takes a GoTown tab at the home page
+   there; else opens a new window. */
 
 self.addEventListener("install", () => self.skipWaiting());
 // (Controls the pages open now, so that a click can take one of them to the table.)
@@ -40,7 +40,9 @@ async function openTable(url) {
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const showing = tabs.find((c) => new URL(c.url).pathname === path);
   if (showing) return showing.focus().catch(() => showing);
-  const free = tabs.find((c) => !/^\/(g|w|learn)\//.test(new URL(c.url).pathname) && c.url.startsWith(self.location.origin));
+  // (Only a tab at the home page, or at a device link's or an e-mail's page: never one at a
+  // table, a replay, a lesson or an invitation.)
+  const free = tabs.find((c) => c.url.startsWith(self.location.origin + "/") && /^\/((d|unsubscribe)\/.*)?$/.test(new URL(c.url).pathname));
   if (free) {
     try {
       const taken = await free.navigate(url);

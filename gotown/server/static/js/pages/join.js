@@ -1,7 +1,7 @@
 /* An invitation: take a free seat (or watch when every seat is taken). */
 import { h, store } from "../dom.js";
 import { chosenLang, errorText, lang, loadLang, t } from "../i18n.js";
-import { api, asPlayer, tokens } from "../api.js";
+import { api, asPlayer, keyAuth, tokens } from "../api.js";
 import { requireName, toast } from "../notices.js";
 import { seatLabel } from "../words.js";
 
@@ -11,6 +11,10 @@ export async function renderJoin(app, code, ctx) {
     app.append(h("p", { class: "panel" }, errorText(err))); return;
   }
   if (tokens.get(lobby.game_id)) { ctx.navigate("/g/" + lobby.game_id, true); return; }
+  // This device's player sits there already (from another of their devices): their seat.
+  const auth = keyAuth();
+  const mine = auth ? await api("GET", "/api/me/games", undefined, auth).catch(() => null) : null;
+  if (mine && mine.games.some((g) => g.game_id === lobby.game_id)) { ctx.navigate("/g/" + lobby.game_id, true); return; }
   // The invitation speaks the game's language unless this reader chose one.
   if (lobby.language && !chosenLang() && lobby.language !== lang()) { await loadLang(lobby.language); ctx.refresh(); return; }
   const panel = h("form", { class: "panel", id: "join-form" });
