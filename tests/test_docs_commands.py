@@ -74,6 +74,13 @@ def _is_command(words: list[str]) -> bool:
     return bool(words) and (words[0] in PROGRAMS or words[0].startswith(FOLDERS))
 
 
+def _is_group(words: list[str] | tuple[str, ...]) -> bool:
+    """Whether a ``gotown`` command line names a command of a group (``gotown admin backup``)."""
+    program = words[0].removeprefix(".venv/bin/")
+    command = gotown_main.commands.get(words[1]) if program == "gotown" and len(words) > 1 else None
+    return isinstance(command, click.Group) and len(words) > 2 and not words[2].startswith("-")
+
+
 def page_commands(page: Path) -> list[Command]:
     """The commands of a page, in order: each line of a shell block (a fenced block marked
     sh, bash or console, or unmarked with a command on its first line; ``\\`` continues a
@@ -105,7 +112,7 @@ def page_commands(page: Path) -> list[Command]:
                 continue
             if _is_command(words):
                 found.append(Command(name, line, tuple(words)))
-                owner = owner or words[:2]
+                owner = owner or words[: 2 + _is_group(words)]
             elif owner is None and len(words) == 1 and re.fullmatch(r"[\w/.-]+\.py", words[0]):
                 owner = [".venv/bin/python", words[0]]
             elif words and words[0].startswith("--") and owner is not None:
@@ -123,7 +130,8 @@ def _flags(words: tuple[str, ...] | list[str]) -> list[str]:
 
 @cache
 def gotown_help(subcommand: str | None) -> str:
-    args = [subcommand, "--help"] if subcommand else ["--help"]
+    """``gotown SUBCOMMAND --help`` (``SUBCOMMAND``: one word, or a group's and its command's)."""
+    args = [*subcommand.split(), "--help"] if subcommand else ["--help"]
     result = CliRunner().invoke(gotown_main, args)
     assert result.exit_code == 0, result.output
     return result.output
@@ -162,9 +170,13 @@ def _gotown_inputs(words: tuple[str, ...]) -> list[str]:
     """The files a ``gotown`` command reads (its options and arguments that must exist), and
     the policy files of its ``ppo:path=FILE`` bots."""
     command = gotown_main.commands[words[1]]
+    rest = list(words[2:])
+    if _is_group(words):
+        assert isinstance(command, click.Group)
+        command, rest = command.commands[words[2]], rest[1:]
     parser = command.make_parser(click.Context(command))
     try:
-        values, extra, _ = parser.parse_args(list(words[2:]))
+        values, extra, _ = parser.parse_args(rest)
     except click.UsageError as error:
         raise AssertionError(error.format_message()) from None
     inputs = [w.split("path=", 1)[1] for w in words if w.startswith("ppo:path=")]
@@ -185,7 +197,10 @@ def _check(command: Command, written: set[str]) -> None:
         help_text = gotown_help(None)
     elif program == "gotown":
         assert words[1] in gotown_main.commands, "no such subcommand"
-        help_text = gotown_help(words[1])
+        group = gotown_main.commands[words[1]]
+        if _is_group(words):
+            assert isinstance(group, click.Group) and words[2] in group.commands, "no such command"
+        help_text = gotown_help(" ".join(words[1 : 2 + _is_group(words)]))
         for path in [] if command.fragment else _gotown_inputs(words):
             assert _is_placeholder(path) or path in tracked() or path in written, (
                 f"{path} is neither in a fresh clone nor written by an earlier command"
