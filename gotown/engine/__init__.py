@@ -7,8 +7,16 @@
 
 from . import _build  # noqa: F401  (first: it decides where the modules below load from)
 from . import game as _game
-from .actions import ACTION_TYPES, Action, format_action, parse_action
-from .cards import CODES, COPIES, DECK_SIZE, JOKER_VALUES
+from .actions import (
+    ACTION_RULES,
+    ACTION_TYPES,
+    PLAYED_FROM,
+    Action,
+    cards_played,
+    format_action,
+    parse_action,
+)
+from .cards import CARDS, CODES, COPIES, DECK_SIZE, JOKER_VALUES, Card
 from .errors import (
     GoTownError,
     IllegalActionError,
@@ -20,7 +28,7 @@ from .errors import (
 from .game import Game
 from .options import OPTION_CHOICES, Options
 from .outcome import Outcome, Termination
-from .position import Position
+from .position import SEED_BITS, Position
 from .record import Record
 from .views import Event, View
 from .zones import PublicZones
@@ -30,14 +38,19 @@ from .zones import PublicZones
 COMPILED: bool = not str(_game.__file__).endswith(".py")
 
 __all__ = [
+    "ACTION_RULES",
     "ACTION_TYPES",
+    "CARDS",
     "CODES",
     "COMPILED",
     "COPIES",
     "DECK_SIZE",
     "JOKER_VALUES",
     "OPTION_CHOICES",
+    "PLAYED_FROM",
+    "SEED_BITS",
     "Action",
+    "Card",
     "Event",
     "Game",
     "GoTownError",
@@ -53,6 +66,7 @@ __all__ = [
     "Record",
     "Termination",
     "View",
+    "cards_played",
     "format_action",
     "parse_action",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, NamedTuple
 
-from .cards import CODES, KIND_OF
+from .cards import CARDS, CODES, KIND_OF, partner
 from .errors import InvalidActionError, InvalidNotationError
 
 BUILD: Final = "build"
@@ -45,6 +45,41 @@ _FIELDS: Final[dict[str, tuple[str, ...]]] = {
     END_TURN: (),
 }
 _OPTIONAL: Final = {(DOG, "target")}
+
+
+def _rule(kind: str) -> str:
+    if kind == BUILD:
+        return "R10"
+    if kind == STEAL:
+        return "R11"
+    if kind == END_TURN:
+        return "R8"
+    return CARDS[kind].rules[0]  # a special card's action has the card's code as its type
+
+
+#: The rule that says what each action type does (R8, R10-R19): the one its refusal names
+#: when no more precise rule forbids it.
+ACTION_RULES: Final[dict[str, str]] = {kind: _rule(kind) for kind in ACTION_TYPES}
+
+#: Where the hand cards an action plays are named, by action type, as data for those who do
+#: not run this code (``/api/meta``): its field ``cards`` (a build's two) or ``card`` (a
+#: steal-build's number), its ``type`` (a special card's code), or nowhere (None: ending the
+#: turn plays no card).
+PLAYED_FROM: Final[dict[str, str | None]] = {
+    kind: {BUILD: "cards", STEAL: "card", END_TURN: None}.get(kind, "type") for kind in ACTION_TYPES
+}
+
+
+def cards_played(action: Action) -> tuple[str, ...]:
+    """The cards of the active seat's hand that ``action`` plays (:data:`PLAYED_FROM`)."""
+    where = PLAYED_FROM.get(action.type)
+    if where == "cards":
+        return action.cards
+    if where == "card" and action.card is not None:
+        return (action.card,)
+    if where == "type":
+        return (action.type,)
+    return ()
 
 
 def stray_field(action: Action) -> str | None:
@@ -272,6 +307,6 @@ def parse_action(text: object) -> Action:
 
 def build_pairs() -> list[tuple[int, int]]:
     """Every pair of floor-card kinds that makes a floor (R5), as (kind, kind)."""
-    pairs = [(n, 9 - n) for n in range(1, 5)]
+    pairs = [(n, partner(n)) for n in range(1, 5)]
     pairs += [(n, 0) for n in range(1, 9)]
     return pairs

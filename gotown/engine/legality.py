@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from . import actions as act
 from .actions import Action
-from .cards import CODES, KIND_OF, WRECKING_BALL
+from .cards import CODES, KIND_OF, WRECKING_BALL, partner
 
 if TYPE_CHECKING:  # (types only: the game imports this module, never the reverse)
     from .game import Game
@@ -70,10 +70,10 @@ def _check_steal(game: Game, me: int, action: Action) -> Refusal | None:
     number, _, dogs = tower[-1]
     if dogs:
         return "R11", f"the top floor of seat {target} is guarded by a dog (R12)"
-    if int(card) not in (number, 9 - number):
+    if int(card) not in (number, partner(number)):
         return "R11", (
             f"your {card} makes 9 with no card of the top floor of seat {target} "
-            f"(it holds a {number} and a {9 - number})"
+            f"(it holds a {number} and a {partner(number)})"
         )
     return None
 
@@ -82,14 +82,14 @@ def _without(game: Game, me: int, action: Action) -> Refusal | None:
     """The special card of ``action`` is not in the hand (R12-R19 each need theirs)."""
     if game.hands[me][KIND_OF[action.type]]:
         return None
-    return _RULE[action.type], f"you hold no {action.type} card"
+    return act.ACTION_RULES[action.type], f"you hold no {action.type} card"
 
 
 def _aimed_at_me(game: Game, me: int, action: Action) -> Refusal | None:
     """An attack aimed at the active seat itself (every attack card aims at an opponent)."""
     if action.target != me:
         return None
-    return _RULE[action.type], _SELF[action.type]
+    return act.ACTION_RULES[action.type], _SELF[action.type]
 
 
 def _check_dog(game: Game, me: int, action: Action) -> Refusal | None:
@@ -123,7 +123,7 @@ def _check_top_floor(game: Game, me: int, action: Action) -> Refusal | None:
     target: int = action.target  # type: ignore[assignment]
     tower = game.towers[target]
     if not tower:
-        return _RULE[action.type], f"seat {target} has no floor"
+        return act.ACTION_RULES[action.type], f"seat {target} has no floor"
     if tower[-1][2] and KIND_OF[action.type] != WRECKING_BALL:
         return "R14", f"the top floor of seat {target} is guarded by a dog (R12)"
     return None
@@ -169,16 +169,6 @@ def _all(*checks: Checker) -> Checker:
     return check
 
 
-_RULE: Final = {
-    act.DOG: "R12",
-    act.BONE: "R13",
-    act.JACKHAMMER: "R14",
-    act.WRECKING_BALL: "R15",
-    act.THIEF: "R16",
-    act.SUPER_THIEF: "R17",
-    act.MILKSHAKE: "R18",
-    act.DONUT_TRUCK: "R19",
-}
 _SELF: Final = {
     act.JACKHAMMER: "the jackhammer targets an opponent, not your own tower",
     act.WRECKING_BALL: "the wrecking-ball targets an opponent, not your own tower",
