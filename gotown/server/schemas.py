@@ -1,8 +1,9 @@
 """Wire schemas of the web table: what a client sends and receives.
 
-A client (the browser page, a terminal client, a test) may import this module; it depends on
-pydantic (and the data of :mod:`gotown.texts`) only. Views, actions and events keep the
-engine's JSON shapes (FORMAT.md, docs/engine-api.md) and are passed through as plain objects.
+The ones a client reads (a state, a lobby, a refusal, a hint, the socket's messages) are in
+:mod:`gotown.wire`, which the terminal may import too; they are re-exported here. Views, actions
+and events keep the engine's JSON shapes (FORMAT.md, docs/engine-api.md) and are passed through
+as plain objects.
 """
 
 from __future__ import annotations
@@ -13,16 +14,40 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gotown import texts
+# A game's seed is a whole number of SEED_BITS bits, the width of the engine's own seed chain,
+# which a signed 64-bit database column holds. The seed deals every card, so it is drawn from
+# too many values to find by trying them all against a hand.
+from gotown.engine import SEED_BITS
+from gotown.wire import (
+    LANGUAGES,
+    ErrorBody,
+    ErrorOut,
+    GameStatus,
+    HintItem,
+    HintOut,
+    JoinedOut,
+    Language,
+    LobbyOut,
+    SeatKind,
+    SeatOut,
+    StateOut,
+)
 
-LANGUAGES = texts.LANGUAGES  # the languages of the table and of its rules pages
-Language = Literal["en", "fr", "es", "it", "de", "nl", "cs", "pl"]
-SeatKind = Literal["human", "bot"]
-#: A game's seed is a whole number of this many bits: the width of the engine's own seed chain,
-#: which a signed 64-bit database column holds. The seed deals every card, so it is drawn from
-#: too many values to find by trying them all against a hand.
-SEED_BITS = 63
-GameStatus = Literal["lobby", "playing", "over"]
+__all__ = [  # (what gotown.wire holds, for the server's code and tests that name it here)
+    "LANGUAGES",
+    "SEED_BITS",
+    "ErrorBody",
+    "ErrorOut",
+    "GameStatus",
+    "HintItem",
+    "HintOut",
+    "JoinedOut",
+    "Language",
+    "LobbyOut",
+    "SeatKind",
+    "SeatOut",
+    "StateOut",
+]
 #: The most turns a game of this server may be limited to (R23 ``turn_limit``), and the ceiling
 #: of every game it creates: one created with no limit (null) and a person's seat gets this one,
 #: so that the server ends it at this turn with no winner (R23). The engine takes any number, but
@@ -208,59 +233,6 @@ class HandOverIn(_In):
 # --- output ----------------------------------------------------------------------------------
 
 
-class ErrorBody(BaseModel):
-    code: str
-    message: str
-    rule: str | None = None
-
-
-class ErrorOut(BaseModel):
-    error: ErrorBody
-
-
-class SeatOut(BaseModel):
-    seat: int
-    kind: SeatKind
-    level: str | None
-    name: str | None
-    taken: bool
-    connected: bool
-    handover_in: int | None = Field(
-        default=None,
-        description="for a person's seat that is away: the seconds until another seated person "
-        "may hand it to a bot (0: now; see absent_seconds); null for a free seat, a bot's, or a "
-        "connected person's",
-    )
-    missed: int = Field(default=0, description="turn-based tables: turns missed in a row")
-    standin: bool = Field(
-        default=False, description="a bot plays this person's turn: its time ran out"
-    )
-
-
-class LobbyOut(BaseModel):
-    game_id: str
-    status: GameStatus
-    players: int
-    options: dict[str, Any]
-    language: Language
-    seats: list[SeatOut]
-    invite_url: str | None = Field(
-        description="the invitation link: for the game's seats and the code's holders only"
-    )
-    watch_url: str
-    rematch_id: str | None = None
-    rematch_of: str | None = None
-    pace: int | None = Field(default=None, description="seconds a turn (null: a live table)")
-    circle_id: str | None = Field(default=None, description="the circle it counts for")
-    on_timeout: str | None = None
-    missed_limit: int | None = None
-    deadline: float | None = Field(
-        default=None,
-        description="the turn under way's deadline, in seconds since 1970 (UTC; the server's "
-        "time is /api/meta's `now`); null: none",
-    )
-
-
 class CreatedOut(BaseModel):
     game_id: str
     seat: int | None
@@ -268,50 +240,6 @@ class CreatedOut(BaseModel):
     play_url: str
     invite_url: str
     watch_url: str
-
-
-class JoinedOut(BaseModel):
-    game_id: str
-    seat: int
-    token: str
-    play_url: str
-
-
-class StateOut(BaseModel):
-    """Everything one seat (or a spectator, seat null) may see now."""
-
-    game_id: str
-    status: GameStatus
-    seat: int | None
-    version: int
-    lobby: LobbyOut
-    view: dict[str, Any] | None = Field(
-        description="game.view(seat) as JSON, its events from events_from on; null in the lobby"
-    )
-    events_from: int = Field(
-        default=0,
-        ge=0,
-        description="the index, in the whole list of the game's events (the same for every "
-        "seat), of the first event in view.events: 0 when view.events holds every event (and "
-        "in the lobby); N when it holds only the events from N on, which follow the N events "
-        "the client already holds",
-    )
-    legal: list[dict[str, Any]] = Field(description="the legal actions of this seat now")
-    frozen_turns: int | None = Field(
-        default=None,
-        description="how many turns in a row, up to the one under way, held nothing but their "
-        "end (View.frozen_turns: public events only, the same for every seat); null in the lobby",
-    )
-
-
-class HintItem(BaseModel):
-    action: dict[str, Any]
-    win_probability: float
-
-
-class HintOut(BaseModel):
-    version: int
-    hints: list[HintItem]
 
 
 class ChancesOut(BaseModel):
@@ -371,6 +299,36 @@ class OptionOut(BaseModel):
     )
 
 
+class CardOut(BaseModel):
+    """One kind of card and what the rules say of it (the engine's ``Card``: R2, R5)."""
+
+    code: str
+    kind: int = Field(description="the engine's order of the kinds, the order of a hand")
+    category: Literal["number", "joker", "special"]
+    number: int | None = Field(description="a number card's number; null for the others")
+    partner: str | None = Field(
+        description="R5: the number card that makes nine with a number card (a joker stands "
+        "for the partner of the number beside it); null for the others"
+    )
+    pair_colour: int | None = Field(
+        description="R2: a number card's colour group, shared with its partner: 1 for 1/8, 2 "
+        "for 2/7, 3 for 3/6, 4 for 4/5; null for the others"
+    )
+    rules: list[str] = Field(description="the rules that say what the card does")
+    copies: int = Field(description="R2: how many the deck holds")
+
+
+class ActionTypeOut(BaseModel):
+    """What the rules say of one action type."""
+
+    rule: str = Field(description="the rule that says what it does, which a refusal names")
+    plays: Literal["cards", "card", "type"] | None = Field(
+        description="where the hand cards it plays are named: the action's field cards (a "
+        "build's two) or card (a steal-build's number), its type (a special card's code), or "
+        "null: it plays none (the end of the turn)"
+    )
+
+
 class MetaOut(BaseModel):
     languages: list[str]
     bot_levels: list[str]
@@ -389,6 +347,12 @@ class MetaOut(BaseModel):
     bot_ratings: dict[str, list[float]] = Field(
         default_factory=dict,
         description="each bot level's fixed rating [mu, sigma], on the scale people are rated",
+    )
+    cards: list[CardOut] = Field(
+        default_factory=list, description="every kind of card, in the engine's kind order (R2)"
+    )
+    actions: dict[str, ActionTypeOut] = Field(
+        default_factory=dict, description="each action type's rule and the hand cards it plays"
     )
 
 

@@ -684,3 +684,23 @@ def test_meta_says_what_a_joker_stands_for(client: TestClient) -> None:
     """R5: the page draws a built joker's value from /api/meta, not from a rule of its own."""
     values = client.get("/api/meta").json()["joker_values"]
     assert values == {str(n): 9 - n for n in range(1, 9)}
+
+
+def test_meta_serves_the_engine_s_card_table_action_rules_and_languages(
+    client: TestClient,
+) -> None:
+    """Issue 43: a client takes the card facts (R2, R5), each action's rule and the hand cards
+    it plays, and the languages from /api/meta, as the engine and the texts state them."""
+    from gotown.engine import ACTION_RULES, CARDS, PLAYED_FROM
+    from gotown.texts import LANGUAGES
+
+    meta = client.get("/api/meta").json()
+    assert meta["cards"] == [card.to_json() for card in CARDS.values()]
+    three = next(card for card in meta["cards"] if card["code"] == "3")
+    assert (three["partner"], three["pair_colour"], three["rules"]) == ("6", 3, ["R10", "R11"])
+    assert meta["actions"] == {
+        kind: {"rule": rule, "plays": PLAYED_FROM[kind]} for kind, rule in ACTION_RULES.items()
+    }
+    assert meta["actions"]["dog"] == {"rule": "R12", "plays": "type"}
+    assert meta["actions"]["end-turn"] == {"rule": "R8", "plays": None}
+    assert meta["languages"] == list(LANGUAGES)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gotown.engine import JOKER_VALUES, OPTION_CHOICES, Options
+from gotown.engine import (
+    ACTION_RULES,
+    CARDS,
+    JOKER_VALUES,
+    OPTION_CHOICES,
+    PLAYED_FROM,
+    Options,
+)
 
 from ... import schemas
 from ...services.bots import BOTS_ONLY_TURN_LIMIT
@@ -32,11 +39,24 @@ def option_meta() -> dict[str, schemas.OptionOut]:
     return meta
 
 
+def card_meta() -> list[schemas.CardOut]:
+    """The engine's card table (R2, R5), in kind order."""
+    return [schemas.CardOut.model_validate(card.to_json()) for card in CARDS.values()]
+
+
+def action_meta() -> dict[str, schemas.ActionTypeOut]:
+    """Each action type's rule and where the hand cards it plays are named (the engine's)."""
+    return {
+        kind: schemas.ActionTypeOut(rule=rule, plays=PLAYED_FROM[kind])
+        for kind, rule in ACTION_RULES.items()
+    }
+
+
 @router.get("/meta", response_model=schemas.MetaOut)
 async def meta(service: Service) -> schemas.MetaOut:
     """Languages, bot levels (with the trained policies ``ppo:NAME`` this server seats), the
-    R23 options (each one's default and the values it takes) and
-    what a joker stands for (R5): the page states none of them itself."""
+    R23 options (each one's default and the values it takes), what a joker stands for (R5),
+    the card table and each action's rule: the page states none of them itself."""
     return schemas.MetaOut(
         languages=list(schemas.LANGUAGES),
         bot_levels=service.bots.levels(),
@@ -46,4 +66,6 @@ async def meta(service: Service) -> schemas.MetaOut:
         pace_range=[schemas.MIN_PACE, schemas.MAX_PACE],
         now=service.clock.time(),
         bot_ratings={level: list(r) for level, r in bot_ratings().items()},
+        cards=card_meta(),
+        actions=action_meta(),
     )
