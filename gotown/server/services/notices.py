@@ -27,6 +27,7 @@ import random
 import secrets
 from typing import Any
 
+from .. import metrics
 from ..clock import Clock
 from ..config import Settings
 from ..errors import ConflictError, InvalidError, NotFoundError
@@ -268,6 +269,7 @@ class Notices:
                 you_won=you_won,
             )
             delivery = await self._deliver(sub, text)
+            metrics.notice_result(sub["kind"], delivery.outcome)
             if delivery.outcome is Outcome.DELIVERED:
                 sent_to.add(sub["id"])
                 self.sent += 1
