@@ -85,7 +85,7 @@ export const seatUrl = (lobby, token) => lobby.watch_url.replace(/\/w\/[^/]*$/, 
    stands for (R5). The page states none of them itself: without the server it offers none. */
 export async function loadMeta() {
   /* (The server's ceilings on a turn limit until it says them.) */
-  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000, paces: [] };
+  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000, paces: [], botRatings: {} };
   try {
     const early = take("meta");  // (asked for by boot.js as the page loaded)
     const got = early ? await early.then((res) => (res.ok ? res.json() : api("GET", "/api/meta")), () => api("GET", "/api/meta"))
@@ -94,6 +94,7 @@ export async function loadMeta() {
     meta.paces = Array.isArray(got.paces) ? got.paces : [];
     setServerNow(got.now);
     meta.jokerValues = got.joker_values || {};
+    meta.botRatings = got.bot_ratings || {};  // (each level's [mu, sigma], on the people's scale)
     for (const [key, o] of Object.entries(got.options || {})) {
       if (Array.isArray(o.choices) && key !== "win_floors" && key !== "first_player") meta.options[key] = o.choices;
     }

@@ -14,13 +14,19 @@ import { Table } from "./pages/table.js";
 import { Lesson } from "./pages/learn.js";
 import { renderDeviceLink } from "./pages/devices.js";
 import { renderUnsubscribe } from "./pages/unsubscribe.js";
+import { renderCircle, renderCircleJoin } from "./pages/circles.js";
+import { renderPlayer } from "./pages/player.js";
 import { followLanguage } from "./notify.js";
 import { markTurn } from "./tab.js";
 
 function parseRoute() {
   const p = location.pathname.split("/").filter(Boolean);
-  const pages = { j: "join", g: "table", w: "watch", r: "replay", d: "device", unsubscribe: "unsubscribe" };
+  const pages = { j: "join", g: "table", w: "watch", r: "replay", d: "device", unsubscribe: "unsubscribe", c: "circle-join", circle: "circle" };
   if (p[0] === "learn") return { name: "learn", id: p[1] || null };
+  if (p[0] === "me" && !p[1]) return { name: "me", id: null };
+  // (A member's page in a circle: /circle/ID?p=PLAYER.)
+  const member = p[0] === "circle" && p[1] ? new URLSearchParams(location.search).get("p") : null;
+  if (member) return { name: "member", id: p[1], player: member };
   return pages[p[0]] && p[1] ? { name: pages[p[0]], id: p[1] } : { name: "home", id: null };
 }
 
@@ -47,6 +53,10 @@ function start(meta) {
     else if (route.name === "replay") renderReplay(app, route.id, ctx);
     else if (route.name === "device") renderDeviceLink(app, route.id, ctx);
     else if (route.name === "unsubscribe") renderUnsubscribe(app, route.id);
+    else if (route.name === "circle-join") renderCircleJoin(app, route.id, ctx);
+    else if (route.name === "circle") renderCircle(app, route.id, ctx);
+    else if (route.name === "member") renderPlayer(app, ctx, route.id, route.player);
+    else if (route.name === "me") renderPlayer(app, ctx);
     else if (route.name === "learn") ctx.table = new Lesson(app, route.id, ctx);
     else ctx.table = new Table(app, route.id, route.name === "watch", ctx);
   }

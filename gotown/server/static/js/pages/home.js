@@ -10,7 +10,8 @@ import { myGamesPanel } from "./games.js";
 import { devicesPanel } from "./devices.js";
 import { notifyPanel } from "../notify.js";
 import { requireName, toast } from "../notices.js";
-import { levelName } from "../words.js";
+import { circlePicker, circlesPanel } from "./circles.js";
+import { levelLabel } from "./ratings.js";
 
 /* `ctx.drafts.home` keeps what the form holds across its redraw in another language. */
 export function renderHome(app, ctx) {
@@ -30,7 +31,7 @@ export function renderHome(app, ctx) {
       kind.value = i === 0 ? "human" : specs[i].kind;
       kind.disabled = i === 0;
       const level = h("select", { id: "seat-level-" + i, "aria-label": t("bot_level"), "aria-describedby": "levels-help" },
-        ...meta.levels.map((l) => h("option", { value: l }, levelName(l))));
+        ...meta.levels.map((l) => h("option", { value: l }, levelLabel(meta, l))));
       level.value = specs[i].level || "medium";
       level.hidden = kind.value !== "bot";
       kind.addEventListener("change", () => { specs[i].kind = kind.value; level.hidden = kind.value !== "bot"; });
@@ -88,12 +89,17 @@ export function renderHome(app, ctx) {
       return h("label", { class: "pace", for: "pace-" + p }, input, h("span", {}, p ? paceText(p) : t("pace_live")));
     }));
 
-  /* One tap: the name typed (or "Player"), these seats, the page's language (and a pace). */
-  const start = async (seats, paced = 0) => {
+  // (A table for friends may be a circle's: it counts for the circle's ratings.)
+  const circle = circlePicker();
+
+  /* One tap: the name typed (or "Player"), these seats, the page's language (and a pace, and
+     a circle). */
+  const start = async (seats, paced = 0, circleId = null) => {
     const who = name.value.trim() || t("default_name");
     store.set("name", who);
     const body = { seats, options: {}, language: lang(), name: who };
     if (paced) body.pace = paced;
+    if (circleId) body.circle_id = circleId;
     try {
       const res = await asPlayer(who, (auth) => api("POST", "/api/games", body, auth));
       ctx.drafts.home = null;
@@ -117,9 +123,9 @@ export function renderHome(app, ctx) {
         h("strong", {}, t("play_now")), h("span", {}, t("play_now_help"))),
       h("div", { class: "big friends", id: "play-friends", role: "group", "aria-labelledby": "play-friends-title", "aria-describedby": "play-friends-help" },
         h("strong", { id: "play-friends-title" }, t("play_friends")), h("span", { id: "play-friends-help" }, t("play_friends_help")),
-        paceBox,
+        paceBox, circle.el,
         h("div", { class: "row" }, ...[2, 3, 4].map((n) => h("button", { type: "button", id: "play-friends-" + n,
-          onclick: () => start(Array.from({ length: n }, () => ({ kind: "human" })), pace) }, t("play_friends_n", { n }))))),
+          onclick: () => start(Array.from({ length: n }, () => ({ kind: "human" })), pace, circle.value()) }, t("play_friends_n", { n }))))),
       h("button", { type: "button", class: "big", id: "learn", onclick: () => ctx.navigate("/learn") },
         h("strong", {}, t("learn")), h("span", {}, t("learn_help")))),
     custom);
@@ -162,6 +168,6 @@ export function renderHome(app, ctx) {
   });
   drawSeats();
   const mine = keyAuth() ? h("section", { class: "panel device", id: "this-device", "aria-label": t("this_device") }, devicesPanel(), notifyPanel()) : null;
-  app.append(myGamesPanel(ctx) || "", form, mine || "", h("p", { class: "help" }, h("a", { href: "/rules/" + lang(), id: "how-to", class: "tap" }, t("read_rules"))));
+  app.append(myGamesPanel(ctx) || "", form, circlesPanel(ctx, () => name.value.trim()), mine || "", h("p", { class: "help" }, h("a", { href: "/rules/" + lang(), id: "how-to", class: "tap" }, t("read_rules"))));
   name.focus();
 }

@@ -12,6 +12,7 @@ import { markTargets } from "../targets.js";
 import { buttonText, contains, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, usesOf, whereText } from "../words.js";
 import { settingsPanel } from "../settings.js";
 import { clockEl } from "../clock.js";
+import { ratingChanges } from "./ratings.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
    nothing else happened), newest last, at most three. */
@@ -244,7 +245,7 @@ function endPanel(st, ui) {
       } catch (err) { toast(errorText(err)); }
     } }, lobby.rematch_id ? t("join_rematch") : t("rematch")));
   }
-  return h("div", { class: "panel endpanel" }, box, row);
+  return h("div", { class: "panel endpanel" }, box, ratingChanges(st, ui), row);
 }
 
 export function drawLobby(app, st, ui) {

@@ -14,6 +14,7 @@ import { fitTable } from "../fit.js";
 import { setServerNow, tickClocks } from "../clock.js";
 import { markTurn } from "../tab.js";
 import { notifyPanel } from "../notify.js";
+import { askRatings } from "./ratings.js";
 
 function showOffline(lost) {
   let el = document.getElementById("offline");
@@ -125,6 +126,8 @@ export class Table {
     document.body.dataset.version = String(state.version);
     if (versionChanged) { this.selected = []; this.hints = null; }
     this.maybeAskChances();
+    // A circle's table that ended: how it moved the ratings (for the end screen).
+    if (state.view && state.view.over && state.lobby.circle_id && state.seat !== null && !this.ratingsAsked) { this.ratingsAsked = true; askRatings(this); }
     if (!chosenLang() && state.lobby.language && state.lobby.language !== lang()) {
       loadLang(state.lobby.language).then(() => this.draw());
       return;
