@@ -441,3 +441,39 @@ def test_games_load_in_parallel_and_each_once(tmp_path: Any) -> None:
     finally:
         release.set()
         store.dispose()
+
+
+def test_bots_play_a_burst_of_missed_turns_a_few_at_a_time_and_every_one(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deadlines, "STANDINS_AT_ONCE", 2)
+    # (Each bot move waits 0.1 s: without the bound, the five would all play together.)
+    with TestClient(create_app(settings.with_(test_clock=True, bot_delay=0.1))) as client:
+        service = service_of(client)
+        ids = [paced_here(client, on_timeout="bot:easy") for _ in range(5)]
+        at_once: list[int] = []
+
+        def count(_live: Any) -> None:  # (after every move: the stand-ins playing a turn)
+            tables = [service.registry.get(g) for g in ids]
+            at_once.append(
+                sum(
+                    1
+                    for live in tables
+                    if live is not None
+                    and live.game is not None
+                    and live.stored.seats[live.game.active].standin
+                    and service.bots.is_playing(live)
+                )
+            )
+
+        service.moves.after.append(count)
+        moved = client.post("/api/test/clock", json={"advance": DAY + 60}).json()["now"]
+
+        def all_played() -> bool:  # (each table at a person's turn again, with a new day)
+            games = [service.registry.store.load_game(g) for g in ids]
+            return all(g is not None and (g.deadline or 0) > moved for g in games)
+
+        wait_for(all_played, "every stand-in played its turn")
+        seats = [service.registry.store.load_game(g).seats[0] for g in ids]  # type: ignore[union-attr]
+        assert all((s.missed, s.standin, s.kind) == (1, False, "human") for s in seats)
+        assert at_once and max(at_once) <= 2, at_once

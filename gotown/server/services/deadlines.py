@@ -37,7 +37,7 @@ from ..storage_turns import Due, NoticeDue, TurnRecord
 if TYPE_CHECKING:  # (the services that fire a deadline import this module for its rules)
     from .bots import Bots
     from .moves import Moves
-    from .registry import Registry
+    from .registry import LiveGame, Registry
 
 log = logging.getLogger("gotown.server")
 
@@ -55,8 +55,14 @@ LOOK_EVERY = 60.0
 #: whose record cannot be read): not at once, which would look again and again in a loop.
 RETRY_EVERY = 5.0
 #: Deadlines one process fires at a time: each waits on the database most of its time (the
-#: game's record, the claim), so a burst of them fires in parallel.
-FIRE_AT_ONCE = 8
+#: game's record, the claim), so a burst of them fires in parallel; not many more, so that the
+#: live tables' own calls to the database find a thread.
+FIRE_AT_ONCE = 4
+#: Bots that a process sets playing for missed turns at once (stand-ins, and bots that keep a
+#: seat after too many): after a burst of missed turns the others wait for a place, a few
+#: seconds more for a table of a day, so that the live tables keep their pace (a thousand at
+#: once made their updates take seconds).
+STANDINS_AT_ONCE = 16
 #: Deadlines (and reminders) read from the database at a time.
 BATCH = 100
 
@@ -196,6 +202,38 @@ class Deadlines:
         self.bots = bots
         self.clock = clock
         self.fired = 0  # (and counted for /metrics, with how late each fired)
+        #: Tables whose missed turn a bot is to play: waiting for a place (in order; kept in
+        #: memory meanwhile), and playing.
+        self._waiting: dict[LiveGame, None] = {}
+        self._playing: set[LiveGame] = set()
+        moves.after.append(self._moved)
+        registry.in_use.append(lambda live: live in self._waiting)
+
+    def _moved(self, live: LiveGame) -> None:
+        """After a move: a bot that played a missed turn may have ended it (a place frees)."""
+        if self._playing or self._waiting:
+            self.start_bots()
+
+    def _bot_to_move(self, live: LiveGame) -> bool:
+        game = live.game
+        if game is None or game.is_over:
+            return False
+        seat = live.stored.seats[game.active]
+        return seat.kind == "bot" or seat.standin
+
+    def start_bots(self) -> None:
+        """Set the bots of missed turns going, :data:`STANDINS_AT_ONCE` at most: a place is
+        held until the turn is a person's again (or the bots stop on this process)."""
+        self._playing = {
+            live for live in self._playing if self._bot_to_move(live) and self.bots.is_playing(live)
+        }
+        while self._waiting and len(self._playing) < STANDINS_AT_ONCE:
+            live = next(iter(self._waiting))
+            del self._waiting[live]
+            live = self.registry.get(live.id) or live  # (dropped and loaded again meanwhile)
+            self.bots.kick(live)
+            if self.bots.is_playing(live):
+                self._playing.add(live)
 
     async def fire_due(self) -> None:
         """Fire every deadline due now, then queue every reminder due now (a reminder of a
@@ -235,6 +273,7 @@ class Deadlines:
                 claimed += await self.registry.db(store.claim_reminder, due, notice, now)
             if len(reminders) < BATCH or not claimed:
                 break
+        self.start_bots()  # (a place whose bots stopped without a move frees here too)
 
     async def fire(self, due: Due) -> bool:
         """Do what the table says a missed turn does, unless the turn moved on meanwhile;
@@ -285,7 +324,8 @@ class Deadlines:
                     mine.kind, mine.level = "bot", keeper
                 stored.deadline = stored.deadline_turn = None
             await self.registry.notify(live, "lobby")
-            self.bots.kick(live)
+            self._waiting[live] = None
+            self.start_bots()
         self.fired += 1
         metrics.deadline_due(now - due.at)
         return True
