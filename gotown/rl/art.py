@@ -19,10 +19,13 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from gotown.engine import CARDS
+
 INK = "#2b2118"
 CREAM = "#fffaf0"
-#: The colour of each nine-pair (R2: 1/8, 2/7, 3/6, 4/5 one colour each), and the joker's.
-PAIR_COLOURS = {18: "#c0392b", 27: "#1e6fb8", 36: "#1f7a3a", 45: "#7b3fa0"}
+#: The colour of each nine-pair by the engine's pair colour (R2: 1 for 1/8, 2 for 2/7, 3 for
+#: 3/6, 4 for 4/5), and the joker's.
+PAIR_COLOURS = {1: "#c0392b", 2: "#1e6fb8", 3: "#1f7a3a", 4: "#7b3fa0"}
 JOKER = "#8a6d00"
 _STROKE = {
     "stroke": INK,
@@ -347,12 +350,10 @@ def _blend(top: str, under: str, opacity: float) -> str:
     return "#" + "".join(f"{channel:02x}" for channel in mixed)
 
 
-def pair_colour(code: str) -> str:
-    """A floor card's colour: its nine-pair's, or the joker's."""
-    if code == "?":
-        return JOKER
-    low = min(int(code), 9 - int(code))
-    return PAIR_COLOURS[low * 10 + 9 - low]
+def face_colour(code: str) -> str:
+    """A floor card's colour: its nine-pair's (the engine's card table), or the joker's."""
+    colour = CARDS[code].pair_colour
+    return JOKER if colour is None else PAIR_COLOURS[colour]
 
 
 @cache
@@ -384,12 +385,12 @@ def _number_face(
         for x in (10, 22.5, 35)
     ]  # fmt: skip
     shapes: list[Shape] = [
-        ("rect", {**frame, "fill": pair_colour(code), "stroke-width": 2}),
+        ("rect", {**frame, "fill": face_colour(code), "stroke-width": 2}),
         (
             "path",
             {
                 "d": "M4 51 H50",
-                "stroke": _blend(CREAM, pair_colour(code), 0.7),
+                "stroke": _blend(CREAM, face_colour(code), 0.7),
                 "stroke-width": 1.5,
             },
         ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from gotown.engine import Game, Termination, View
+from gotown.engine import JOKER_VALUES, Game, Termination, View
 
 from .art import INK, card, font, pictogram
 
@@ -218,7 +218,7 @@ def _building(
         cards = [code for code in floor if code != "dog"]
         number = next((code for code in cards if code != "?"), None)
         for k, code in enumerate(cards):
-            value = 9 - int(number) if code == "?" and number is not None else None
+            value = JOKER_VALUES[number] if code == "?" and number is not None else None
             _paste(image, card(code, _CARD, value), x + 15 + k * (_CARD + 2), y + 4)
         dogs = len(floor) - len(cards)
         if dogs:

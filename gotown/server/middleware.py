@@ -9,16 +9,17 @@ import json
 import logging
 import math
 import time
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
-from limits import RateLimitItem, RateLimitItemPerMinute
-from limits.aio.storage import MemoryStorage, RedisStorage
-from limits.aio.strategies import MovingWindowRateLimiter
-from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .redis_link import DEFAULT_POOL_SIZE, Link, blocking_pool, location
+
+if TYPE_CHECKING:  # (imported when first used: the redis package alone took half a second)
+    from limits import RateLimitItem
+    from limits.aio.storage import MemoryStorage, RedisStorage
+    from limits.aio.strategies import MovingWindowRateLimiter
 
 log = logging.getLogger("gotown.server.middleware")
 
@@ -185,9 +186,11 @@ class ApiRateLimit:
         parsed = urlparse(storage_url)
         if parsed.scheme not in ("memory", "redis", "rediss"):
             raise ValueError(f"unsupported rate-limit storage {storage_url!r}: memory or redis")
-        self.item: RateLimitItem | None = (
-            RateLimitItemPerMinute(per_minute, namespace="api") if per_minute > 0 else None
-        )
+        self.item: RateLimitItem | None = None
+        if per_minute > 0:
+            from limits import RateLimitItemPerMinute
+
+            self.item = RateLimitItemPerMinute(per_minute, namespace="api")
         self.per_minute = per_minute
         self.url = storage_url
         self.where = location(storage_url)
@@ -209,6 +212,9 @@ class ApiRateLimit:
     def _open(self) -> MovingWindowRateLimiter:
         """The limiter, made on first use (in the server's event loop)."""
         if self._limiter is None:
+            from limits.aio.storage import MemoryStorage, RedisStorage
+            from limits.aio.strategies import MovingWindowRateLimiter
+
             storage: RedisStorage | MemoryStorage
             if self._remote:
                 # Our own pool, to close it with the app (limits' storage has no close); fail
@@ -265,6 +271,8 @@ class ApiRateLimit:
         error = f"{type(exc).__name__}: {exc}"
         if self._link.failed():
             # A traceback only for what is not an outage (a bug would otherwise hide here).
+            from redis.exceptions import RedisError
+
             expected = isinstance(exc, (RedisError, OSError, asyncio.TimeoutError))
             log.error("cannot count requests in Redis for the rate limit (%s): %s; API "
                       "requests are served without a limit until it answers",

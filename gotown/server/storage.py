@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -150,7 +152,11 @@ class Store(PlayerStore, TurnStore, RatingStore):
 
     def migrate(self, revision: str = "head") -> None:
         """Bring the schema to the newest migration (Alembic, ``migrations/``), or to
-        ``revision`` (tests start from an older schema)."""
+        ``revision`` (tests start from an older schema). A database at the newest already is
+        only read (Alembic is not even imported: a restart answers sooner)."""
+        newest = newest_revision()
+        if revision == "head" and newest is not None and self._revision() == newest:
+            return
         from alembic import command
         from alembic.config import Config
         from sqlalchemy import inspect
@@ -180,6 +186,15 @@ class Store(PlayerStore, TurnStore, RatingStore):
                 if sqlite:
                     connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                     connection.commit()
+
+    def _revision(self) -> str | None:
+        """The database's migration, or None (never migrated, or not known)."""
+        try:
+            with self._reads.connect() as connection:
+                row = connection.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        except Exception:  # (no such table yet: Alembic makes it)
+            return None
+        return None if row is None else str(row[0])
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -307,6 +322,21 @@ class Store(PlayerStore, TurnStore, RatingStore):
             )
             return list(s.scalars(query).all())
 
+    def game_ids_to_resume(self) -> list[str]:
+        """The ids of the games under way with a bot's seat (or a bot standing in for a
+        person): those whose bots may have a move to make at a start, the newest first. (The
+        others wait for their people: they are loaded when asked for.)"""
+        with self.session() as s:
+            with_bots = select(SeatRow.game_id).where(
+                (SeatRow.kind == "bot") | SeatRow.standin.is_(True)
+            )
+            query = (
+                select(GameRow.id)
+                .where(GameRow.status == "playing", GameRow.id.in_(with_bots))
+                .order_by(GameRow.created_at.desc(), GameRow.id)
+            )
+            return list(s.scalars(query).all())
+
     def set_status(self, game_id: str, status: str, was: str | None = None) -> bool:
         """Set the status (only if it is ``was`` now, when given); False when it was not."""
         with self.transaction() as s:
@@ -430,6 +460,23 @@ class Store(PlayerStore, TurnStore, RatingStore):
                     write_turn(connection, game_id, turn)
         except IntegrityError as exc:
             raise ConflictError(f"an action at version {seq} is already stored") from exc
+
+
+@functools.cache
+def newest_revision() -> str | None:
+    """The newest migration in ``migrations/versions``: the one no other follows (read from the
+    files' ``revision`` and ``down_revision`` lines, without Alembic); None when that is not
+    one (then :meth:`Store.migrate` asks Alembic)."""
+    revisions: dict[str, str | None] = {}
+    for path in (MIGRATIONS / "versions").glob("[0-9]*.py"):
+        text = path.read_text()
+        found = re.search(r'^revision[^=]*=\s*"([^"]+)"', text, re.M)
+        down = re.search(r'^down_revision[^=]*=\s*(?:"([^"]+)"|None)', text, re.M)
+        if found is None or down is None:
+            return None
+        revisions[found.group(1)] = down.group(1)
+    heads = set(revisions) - set(revisions.values())
+    return heads.pop() if len(heads) == 1 else None
 
 
 def sqlite_write_problem(database_url: str) -> str | None:

@@ -4,9 +4,10 @@ A search bot thinks for up to a second. In a thread of the server's process it w
 interpreter's lock with the event loop and with every other thinking bot, so two bots thinking
 at once would each take twice as long, and every request would wait its turn for the lock. So by
 default the work runs in **worker processes** (``concurrent.futures.ProcessPoolExecutor``,
-started with ``spawn``: the server's threads and event loop are not copied into them), each at a
-lower CPU priority than the server (``os.nice``), so that the requests of the people at the
-tables come first. Threads remain an option (``Settings.worker_processes = False``): the same
+forked from a fork server that imported the bots, or started with ``spawn``: the server's
+threads and event loop are not copied into them), each at a lower CPU priority than the server
+(``os.nice``) once it has imported the bots, so that the requests of the people at the tables
+come first. Threads remain an option (``Settings.worker_processes = False``): the same
 results, one core.
 
 Everything handed to a worker is pickled: a module-level function and its arguments (for a
@@ -68,19 +69,52 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _start_worker(niceness: int) -> None:
-    """A worker process's start: the server's signals are the server's (:data:`HELD_SIGNALS`),
-    its work yields to the server's, the worker ends when the server does (however it ended),
-    and the bots are imported once, before the first call."""
+def _start_worker(niceness: int, environ: dict[str, str]) -> None:
+    """A worker process's start: the server's environment (a fork server's is the one it
+    started with), the server's signals are the server's (:data:`HELD_SIGNALS`), the worker
+    ends when the server does (however it ended), the bots are imported once, before the first
+    call, and only then its work yields to the server's (imported at a low priority on a busy
+    machine, a worker took seconds to start: the bots after a restart waited for it)."""
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
     for held in HELD_SIGNALS:
         signal.signal(held, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # (now ignored)
+    _let_the_fork_server_go()
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+    import gotown.bots  # noqa: F401  (the first decision should not pay for the import)
+
     if niceness and hasattr(os, "nice"):  # (not on Windows)
         with contextlib.suppress(OSError):
             os.nice(niceness)
-    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
-    import gotown.bots  # noqa: F401  (the first decision should not pay for the import)
+
+
+def _let_the_fork_server_go() -> None:
+    """Close this worker's end of the pipe that keeps its fork server alive (every child of a
+    fork server holds one, so that it lives as long as they do): the fork server then ends when
+    the server does, and this worker with it (:func:`_end_with` watches its parent, the fork
+    server). Nothing where the worker is not a fork server's child."""
+    from multiprocessing import forkserver
+
+    fd = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_alive_fd", None)
+    if isinstance(fd, int) and multiprocessing.parent_process() is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Where worker processes come from: a fork server that imported the bots once (each worker
+    is then a fork of it: milliseconds, not a new interpreter importing them, half a second of
+    CPU each), where there is one; else a new interpreter each (``spawn``). Neither copies the
+    server's threads and event loop."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["gotown.bots"])
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 def _nothing() -> None:
@@ -116,9 +150,9 @@ class Workers:
         # none.
         return ProcessPoolExecutor(
             max_workers=self.size,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=_context(),
             initializer=_start_worker,
-            initargs=(self.niceness,),
+            initargs=(self.niceness, dict(os.environ)),
         )
 
     def submit(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
@@ -164,10 +198,11 @@ class Workers:
         self._pool = self._new_pool()
 
     def warm(self) -> None:
-        """Start a worker process now (a no-op call), so that the first real call does not
-        wait for a process to start and import the bots (about half a second)."""
+        """Start the worker processes now (a no-op call each), so that the first real calls do
+        not wait for a process to start (after a restart, the bots to move)."""
         if self.processes:
-            self.submit(_nothing)
+            for _ in range(self.size):
+                self.submit(_nothing)
 
     def shutdown(self, grace: float = SHUTDOWN_SECONDS) -> None:
         """Stop: queued calls are cancelled; a call under way may finish within ``grace``

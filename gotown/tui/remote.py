@@ -12,6 +12,7 @@ It speaks the web table's public protocol, as the page does, and nothing of the 
   ``{"type": "action", "version": V, "action": {...}}`` and a refused one comes back as
   ``{"type": "error", "error": {"code", "message", "rule"}}``.
 
+Every answer and message is read as the server's own wire schema (:mod:`gotown.wire`), typed.
 A dropped connection is retried, waiting longer each time (up to 8 s), holding the events
 already shown; a close code 4400..4499 (the server refusing the seat) is final.
 """
@@ -20,13 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 from urllib.parse import urlsplit
 
 import httpx2
+from pydantic import BaseModel, ValidationError
 from textual import work
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -34,10 +35,26 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from gotown.engine import Action, GoTownError, View
+from gotown.wire import (
+    ActionMessage,
+    ErrorBody,
+    ErrorMessage,
+    ErrorOut,
+    HelloMessage,
+    HintOut,
+    JoinedOut,
+    LobbyOut,
+    PongMessage,
+    StateMessage,
+    StateOut,
+    read_message,
+)
 
 from . import words
 from .base import TableApp
 from .plain import PersonLeftError, PlainSeat
+
+Answer = TypeVar("Answer", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -79,54 +96,79 @@ def take_seat(url: str, name: str, client: httpx2.Client | None = None) -> Seat:
     code = path[1]
     http = client or httpx2.Client(base_url=base, timeout=15)
     try:
-        lobby = _answer(http.get(f"{base}/api/invitations/{code}"))
+        lobby = _answer(http.get(f"{base}/api/invitations/{code}"), LobbyOut)
         joined = _answer(
-            http.post(
-                f"{base}/api/games/{lobby['game_id']}/join", json={"code": code, "name": name}
-            )
+            http.post(f"{base}/api/games/{lobby.game_id}/join", json={"code": code, "name": name}),
+            JoinedOut,
         )
     except httpx2.HTTPError as error:
         raise LinkError(f"cannot reach {base}: {error}") from None
     finally:
         if client is None:
             http.close()
-    return Seat(base, joined["game_id"], joined["token"])
+    return Seat(base, joined.game_id, joined.token)
 
 
-def _answer(response: httpx2.Response) -> dict[str, Any]:
-    """The JSON answer; a refusal raises ``LinkError`` with the server's own words."""
+def _answer(response: httpx2.Response, model: type[Answer]) -> Answer:
+    """The answer as its wire schema; a refusal (or an answer that is not the schema's) raises
+    ``LinkError`` with the server's own words."""
+    if not response.is_success:
+        try:
+            message = ErrorOut.model_validate_json(response.content).error.message
+        except ValidationError:
+            message = f"the server answered {response.status_code}"
+        raise LinkError(message)
     try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if response.is_success and isinstance(data, dict):
-        return data
-    error = data.get("error", {}) if isinstance(data, dict) else {}
-    message = error.get("message") if isinstance(error, dict) else None
-    raise LinkError(message or f"the server answered {response.status_code}")
+        return model.model_validate_json(response.content)
+    except ValidationError:
+        raise LinkError(f"the server's answer is no {model.__name__}") from None
 
 
-def waiting_text(state: dict[str, Any]) -> str:
-    """What a lobby waits for."""
-    seats = state["lobby"]["seats"]
-    taken = sum(1 for s in seats if s["taken"])
+async def seat_request(seat: Seat, method: str, path: str) -> httpx2.Response:
+    """A request about the seat's game (``/api/games/ID/PATH``) with the seat's token."""
+    async with httpx2.AsyncClient(timeout=15) as http:
+        return await http.request(
+            method,
+            f"{seat.base}/api/games/{seat.game_id}/{path}",
+            headers={"X-Seat-Token": seat.token},
+        )
+
+
+def hello(seat: Seat, held: int) -> str:
+    """The socket's first message: the seat's token, and how many events are held already."""
+    return HelloMessage(token=seat.token, events_from=held).text()
+
+
+def refusal_text(error: ErrorBody) -> str:
+    """A refusal in the server's words, with its rule when the words do not name it."""
+    rule = error.rule
     return (
-        f"Waiting for players: {taken} of {len(seats)} seats taken. Invite them with "
-        f"{state['lobby'].get('invite_url') or 'the invitation link'}"
+        f"{error.message} ({rule})" if rule and f"({rule})" not in error.message else error.message
     )
 
 
-def join_state(held: View | None, state: dict[str, Any]) -> tuple[View, tuple[Action, ...]] | None:
+def waiting_text(state: StateOut) -> str:
+    """What a lobby waits for."""
+    seats = state.lobby.seats
+    taken = sum(1 for s in seats if s.taken)
+    return (
+        f"Waiting for players: {taken} of {len(seats)} seats taken. Invite them with "
+        f"{state.lobby.invite_url or 'the invitation link'}"
+    )
+
+
+def join_state(held: View | None, state: StateOut) -> tuple[View, tuple[Action, ...]] | None:
     """The seat's view and legal actions in a state message, its events joined to those of
     the view ``held`` (the socket sends each event once: a state holds those from its
     ``events_from`` on); None when it starts after the events held (a gap). Raises
     ``GoTownError`` for a view or an action that is not well formed."""
+    assert state.view is not None
     events = [e.to_json() for e in held.events] if held is not None else []
-    start = state.get("events_from", 0)
+    start = state.events_from
     if start > len(events):
         return None
-    raw = {**state["view"], "events": events[:start] + state["view"]["events"]}
-    return View.from_json(raw), tuple(Action.from_json(a) for a in state.get("legal", []))
+    raw = {**state.view, "events": events[:start] + state.view.get("events", [])}
+    return View.from_json(raw), tuple(Action.from_json(a) for a in state.legal)
 
 
 class RemoteApp(TableApp):
@@ -143,7 +185,7 @@ class RemoteApp(TableApp):
     def __init__(self, seat: Seat) -> None:
         super().__init__()
         self.seat = seat
-        self.state: dict[str, Any] | None = None
+        self.state: StateOut | None = None
         self.view: View | None = None
         self.legal: tuple[Action, ...] = ()
         self.socket: Any = None
@@ -161,8 +203,8 @@ class RemoteApp(TableApp):
         return lobby_names(self.state) if self.state else []
 
     def away(self) -> list[int]:
-        seats = self.state["lobby"]["seats"] if self.state else []
-        return [s["seat"] for s in seats if s["kind"] == "human" and not s["connected"]]
+        seats = self.state.lobby.seats if self.state else []
+        return [s.seat for s in seats if s.kind == "human" and not s.connected]
 
     def show(self) -> None:
         if self.view is None:
@@ -189,14 +231,17 @@ class RemoteApp(TableApp):
             held = len(self.view.events) if self.view is not None else 0
             try:
                 async with connect(self.seat.socket_url, open_timeout=15) as socket:
-                    first: dict[str, Any] = {"token": self.seat.token}
-                    if held:
-                        first["events_from"] = held
-                    await socket.send(json.dumps(first))
+                    await socket.send(hello(self.seat, held))
                     self.socket = socket
                     async for text in socket:
                         retry = 0
-                        self.receive(json.loads(text))
+                        try:
+                            message = read_message(text)
+                        except ValidationError as error:
+                            self.say(f"The server sent a message this client cannot read: "
+                                     f"{error.errors()[0]['msg']}", True)  # fmt: skip
+                            continue
+                        self.receive(message)
                     code = socket.close_code
             except ConnectionClosed as closed:
                 code = closed.rcvd.code if closed.rcvd is not None else None
@@ -214,22 +259,18 @@ class RemoteApp(TableApp):
             self.say(f"Connection lost: trying again in {delay:g} s...", refused=True)
             await asyncio.sleep(delay)
 
-    def receive(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
-        if kind == "error":
-            error = message.get("error", {})
-            text = error.get("message", "refused")
-            rule = error.get("rule")
-            self.refused(f"{text} ({rule})" if rule and f"({rule})" not in text else text)
-        elif kind == "state":
-            self.take_state(message["state"])
+    def receive(self, message: StateMessage | ErrorMessage | PongMessage) -> None:
+        if isinstance(message, ErrorMessage):
+            self.refused(refusal_text(message.error))
+        elif isinstance(message, StateMessage):
+            self.take_state(message.state)
 
-    def take_state(self, state: dict[str, Any]) -> None:
+    def take_state(self, state: StateOut) -> None:
         """Join the state's events to those held (each is sent once, R22 filtered by the
         server for this seat) and show it."""
-        if self.state is not None and state["version"] < self.state["version"]:
+        if self.state is not None and state.version < self.state.version:
             return
-        if state.get("view") is not None:
+        if state.view is not None:
             try:
                 joined = join_state(self.view, state)
             except GoTownError as error:
@@ -241,7 +282,7 @@ class RemoteApp(TableApp):
                     self.close_socket(self.socket)
                 return
             self.view, self.legal = joined
-        changed = self.state is None or state["version"] != self.state["version"]
+        changed = self.state is None or state.version != self.state.version
         self.state = state
         if changed:
             self.played()
@@ -261,8 +302,8 @@ class RemoteApp(TableApp):
         if self.socket is None or self.state is None:
             self.refused("not connected to the server: wait until it is back")
             return
-        message = {"type": "action", "version": self.state["version"], "action": action.to_json()}
-        self.send(json.dumps(message))
+        message = ActionMessage(version=self.state.version, action=action.to_json())
+        self.send(message.model_dump_json())
 
     def action_hint(self) -> None:
         if self.view is None or not self.view.is_my_turn:
@@ -273,20 +314,14 @@ class RemoteApp(TableApp):
 
     @work(exclusive=True, group="hint")
     async def ask_hint(self, version: int) -> None:
-        seat = self.seat
         try:
-            async with httpx2.AsyncClient(timeout=15) as http:
-                response = await http.get(
-                    f"{seat.base}/api/games/{seat.game_id}/hint",
-                    headers={"X-Seat-Token": seat.token},
-                )
-            found = _answer(response)["hints"]
+            found = _answer(await seat_request(self.seat, "GET", "hint"), HintOut)
         except (httpx2.HTTPError, LinkError) as error:
             self.say(f"No hint: {error}")
             return
         if self.view is None or self.view.version != version:
             return
-        self.show_hint([(Action.from_json(h["action"]), h["win_probability"]) for h in found])
+        self.show_hint(hints(found))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The rematch key is there (and in the footer) once the game is over."""
@@ -304,16 +339,11 @@ class RemoteApp(TableApp):
         """The rematch's seat (the same one, at the same table), then its socket instead."""
         seat = self.seat
         try:
-            async with httpx2.AsyncClient(timeout=15) as http:
-                response = await http.post(
-                    f"{seat.base}/api/games/{seat.game_id}/rematch",
-                    headers={"X-Seat-Token": seat.token},
-                )
-            joined = _answer(response)
+            joined = _answer(await seat_request(seat, "POST", "rematch"), JoinedOut)
         except (httpx2.HTTPError, LinkError) as error:
             self.say(f"No rematch: {error}", refused=True)
             return
-        self.seat = Seat(seat.base, joined["game_id"], joined["token"])
+        self.seat = Seat(seat.base, joined.game_id, joined.token)
         self.state, self.view, self.legal = None, None, ()
         self.restart_log()
         self.say(f"A new game. Your seat: {self.seat.play_url}")
@@ -327,11 +357,16 @@ class RemoteApp(TableApp):
             self.refused("the connection dropped before the move was sent: try again")
 
 
-def lobby_names(state: dict[str, Any]) -> list[str]:
+def lobby_names(state: StateOut) -> list[str]:
     """A name for each seat of a state's lobby (a bot by its level)."""
-    seats = state["lobby"]["seats"]
-    names = [s.get("name") or (f"{s['level']} bot" if s["kind"] == "bot" else None) for s in seats]
+    seats = state.lobby.seats
+    names = [s.name or (f"{s.level} bot" if s.kind == "bot" else None) for s in seats]
     return words.seat_names(len(seats), names)
+
+
+def hints(found: HintOut) -> list[tuple[Action, float]]:
+    """The server's hints as actions, each with its chance to win."""
+    return [(Action.from_json(h.action), h.win_probability) for h in found.hints]
 
 
 async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
@@ -349,24 +384,22 @@ async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
         held = len(view.events) if view is not None else 0
         try:
             async with connect(seat.socket_url, open_timeout=15) as socket:
-                first: dict[str, Any] = {"token": seat.token}
-                if held:
-                    first["events_from"] = held
-                await socket.send(json.dumps(first))
+                await socket.send(hello(seat, held))
                 while True:
-                    message = json.loads(await socket.recv())
+                    try:
+                        message = read_message(await socket.recv())
+                    except ValidationError as error:
+                        plain.say(f"The server sent a message this client cannot read: "
+                                  f"{error.errors()[0]['msg']}")  # fmt: skip
+                        continue
                     retry, reached = 0, True
-                    if message.get("type") == "error":
-                        error = message.get("error", {})
-                        rule = error.get("rule")
-                        text = error.get("message", "refused")
-                        said = f" ({rule})" if rule and rule not in text else ""
-                        plain.say(f"Refused: {text}{said}")
+                    if isinstance(message, ErrorMessage):
+                        plain.say(f"Refused: {refusal_text(message.error)}")
                         asked = None
-                    elif message.get("type") == "state":
-                        state = message["state"]
+                    elif isinstance(message, StateMessage):
+                        state = message.state
                         plain.names = lobby_names(state)
-                        if state.get("view") is None:
+                        if state.view is None:
                             if waiting != (now := waiting_text(state)):
                                 plain.say(now)
                                 waiting = now
@@ -391,8 +424,8 @@ async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
                             plain.ask, stdin, view, legal, lambda: _hint_now(seat)
                         )
                     asked = view.version
-                    move = {"type": "action", "version": view.version, "action": action.to_json()}
-                    await socket.send(json.dumps(move))
+                    move = ActionMessage(version=view.version, action=action.to_json())
+                    await socket.send(move.model_dump_json())
             code = None
         except PersonLeftError:
             return 1
@@ -417,13 +450,7 @@ async def play_remote_plain(seat: Seat, stdin: TextIO, stdout: TextIO) -> int:
 
 def _hint_now(seat: Seat) -> list[tuple[Action, float]]:
     """The server's hint for the seat (from a worker thread: it may take a second)."""
-    with httpx2.Client(timeout=15) as http:
-        response = http.get(
-            f"{seat.base}/api/games/{seat.game_id}/hint", headers={"X-Seat-Token": seat.token}
-        )
-    return [
-        (Action.from_json(h["action"]), h["win_probability"]) for h in _answer(response)["hints"]
-    ]
+    return hints(_answer(asyncio.run(seat_request(seat, "GET", "hint")), HintOut))
 
 
 def run_remote(url: str, name: str = "Terminal", plain: bool = False) -> int:

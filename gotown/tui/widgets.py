@@ -15,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from gotown.engine import Action, View
+from gotown.engine import CARDS, Action, View, cards_played
 
 from . import words
 
@@ -24,7 +24,8 @@ PAIR_STYLES = {1: "bold red", 2: "bold green", 3: "bold blue", 4: "bold magenta"
 
 
 def card_text(code: str) -> Text:
-    colour = words.pair_colour(code)
+    """A card's label in its pair's colour (the engine's card table)."""
+    colour = CARDS[code].pair_colour
     return Text(words.card_label(code), style=PAIR_STYLES.get(colour or 0, "bold"))
 
 
@@ -58,7 +59,7 @@ def board_text(
                     out.append("+")
                 out.append_text(card_text(card))
                 if card == "?":
-                    out.append(f"={9 - int(floor[0])}")
+                    out.append(f"={words.floor_joker_value(floor)}")
             if len(floor) > 2:
                 out.append("+" + "D" * (len(floor) - 2), style="bold yellow")
             out.append(" ")
@@ -108,22 +109,11 @@ class HandBar(Horizontal):
             self.post_message(self.Toggled(event.button.index))
 
 
-def uses(action: Action) -> list[str]:
-    """The cards of the hand that ``action`` plays."""
-    if action.type == "build":
-        return list(action.cards)
-    if action.type == "steal":
-        return [action.card or ""]
-    if action.type == "end-turn":
-        return []
-    return [action.type]
-
-
 def matching(legal: Sequence[Action], picked: Sequence[str]) -> list[Action]:
     """The legal actions that play every picked card (all of them when none is picked)."""
     found = []
     for action in legal:
-        played = uses(action)
+        played = cards_played(action)
         if all(played.count(code) >= picked.count(code) for code in picked):
             found.append(action)
     if picked and not any(a.type == "end-turn" for a in found):

@@ -2,7 +2,9 @@
 
 Pure functions of the engine's public values (a :class:`View`, an :class:`Action`, an
 :class:`Event`), shared by the full-screen table and the line-by-line ``--plain`` mode, so that
-both say the same thing and a screen reader gets whole sentences.
+both say the same thing and a screen reader gets whole sentences. What the rules say of a card
+(its partner, its pair's colour, what a joker stands for) is the engine's card table
+(``gotown.engine.CARDS``), never stated here.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from html.parser import HTMLParser
 
-from gotown.engine import Action, Event, View
+from gotown.engine import CARDS, JOKER_VALUES, Action, Event, View
 from gotown.texts import LANGUAGES, rules_html
 
 #: The card names of the printed rulebook (R2, English column).
@@ -38,7 +40,17 @@ CARD_LABELS = {
     "thief": "Thief",
     "super-thief": "S-thief",
 }
-NUMBERS = tuple(str(n) for n in range(1, 9))
+NUMBERS = tuple(card.code for card in CARDS.values() if card.category == "number")
+
+
+def nine_pairs() -> list[tuple[str, str]]:
+    """The pairs of number cards that make a floor (R5), the low card first: 1+8, 2+7, 3+6,
+    4+5."""
+    return [
+        (card.code, card.partner)
+        for card in CARDS.values()
+        if card.partner is not None and card.code < card.partner
+    ]
 
 
 def card_name(code: str) -> str:
@@ -47,14 +59,6 @@ def card_name(code: str) -> str:
 
 def card_label(code: str) -> str:
     return CARD_LABELS.get(code, code)
-
-
-def pair_colour(code: str) -> int | None:
-    """The colour group of a number card (R2: 1/8, 2/7, 3/6 and 4/5 share one each), 1..4."""
-    if code in NUMBERS:
-        number = int(code)
-        return min(number, 9 - number)
-    return None
 
 
 def hand_groups(hand: Sequence[str]) -> list[list[int]]:
@@ -72,8 +76,7 @@ def hand_groups(hand: Sequence[str]) -> list[list[int]]:
                 return i
         return None
 
-    for low in ("1", "2", "3", "4"):
-        high = str(9 - int(low))
+    for low, high in nine_pairs():
         while low in (hand[i] for i in left) and high in (hand[i] for i in left):
             first, second = take(low), take(high)
             assert first is not None and second is not None
@@ -97,12 +100,19 @@ def hand_groups(hand: Sequence[str]) -> list[list[int]]:
     return groups
 
 
+def floor_joker_value(floor: Sequence[str]) -> int | None:
+    """What the joker of a floor stands for (R5: its partner's value), or None (no joker)."""
+    numbers = [code for code in floor[:2] if code in JOKER_VALUES]
+    return JOKER_VALUES[numbers[0]] if "?" in floor[:2] and numbers else None
+
+
 def floor_text(floor: Sequence[str]) -> str:
     """``3+6``; a joker with its value (R5): ``3+?=6``; ``+D`` per guard dog."""
     first, second, dogs = floor[0], floor[1], len(floor) - 2
     text = f"{first}+{second}"
-    if second == "?":
-        text += f"={9 - int(first)}"
+    value = floor_joker_value(floor)
+    if value is not None:
+        text += f"={value}"
     return text + "+D" * dogs
 
 
@@ -140,9 +150,9 @@ def describe_action(
         first, second = action.cards
         return f"build a floor {first}+{second}"
     if kind == "steal":
-        assert target is not None
+        assert target is not None and action.card is not None
         top = towers[target][-1] if towers[target] else None
-        partner = str(9 - int(action.card or "0"))
+        partner = str(CARDS[action.card].partner)
         taken = partner  # a number, or a joker standing for it (R11)
         if not now:  # the floor is gone from the view: its card by its value
             taken = f"card worth {partner}"
@@ -350,10 +360,11 @@ def rules_text(view: View | None = None, lang: str | None = None) -> str:
     if lang != "en":
         return f"{rules_page_text(lang)}\n\n{NOTATION}"
     floors = view.options.win_floors if view is not None else 5
+    pairs = ", ".join(f"{low}+{high}" for low, high in nine_pairs())
     return f"""\
 The first to build a tower of {floors} floors wins at once (R20).
 
-A floor is two cards that add up to 9: 1+8, 2+7, 3+6, 4+5, or a joker with any number (the \
+A floor is two cards that add up to 9: {pairs}, or a joker with any number (the \
 joker then stands for 9 minus that number). Two jokers never make a floor (R5).
 
 Your turn: you draw 1 card (none with 8 or more in hand, R7), play any number of actions, \

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from gotown.engine import Game, parse_action
+from gotown.engine import CARDS, Game, parse_action
 from gotown.rl.art import BACK, JOKER, PAIR_COLOURS, PICTURES, Shape
 from gotown.rl.pettingzoo import env
 from gotown.rl.render import image_size, render_image
@@ -128,7 +128,8 @@ def test_the_art_is_the_web_pages() -> None:
         if isinstance(value, str) and value.startswith("#")
     } - {"#2b2118"}  # (INK, a constant in art.js)
     colours = dict(re.findall(r"(\d\d): \"(#[0-9a-f]{6})\"", source))
-    assert {int(pair): colour for pair, colour in colours.items()} == PAIR_COLOURS
+    assert all(CARDS[low].partner == high for low, high in colours)  # the engine's pairs (R5)
+    assert {CARDS[pair[0]].pair_colour: colour for pair, colour in colours.items()} == PAIR_COLOURS
     assert f'JOKER = "{JOKER}"' in source
     assert set(PICTURES) == set(re.findall(r'^  "?([a-z-]+)"?: \(\) =>', pictures, flags=re.M))
 
@@ -137,3 +138,14 @@ def _child_colours(attributes: dict[str, object]) -> list[object]:
     children = attributes.get("children", [])
     assert isinstance(children, list)
     return [value for _, child in children for value in child.values()]
+
+
+def test_r2_a_floor_card_s_colour_is_the_engine_s_pair_colour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gotown.rl.art import face_colour
+
+    assert face_colour("3") == face_colour("6") != face_colour("1")
+    assert face_colour("?") == JOKER
+    monkeypatch.setitem(CARDS, "3", CARDS["3"]._replace(pair_colour=1))
+    assert face_colour("3") == face_colour("1")

@@ -130,6 +130,42 @@ def test_a_hand_over_that_leaves_only_bots_needs_a_place(
         bot.release.set()
 
 
+def resumed(client: TestClient) -> None:
+    """Wait (bounded) until the games with bots are resumed after the start."""
+    import time
+
+    for _ in range(3000):
+        task = service_of(client).resuming
+        if task is not None and task.done():
+            return
+        time.sleep(0.01)
+    raise AssertionError("the games with bots were not resumed")
+
+
+def test_a_start_answers_at_once_and_resumes_only_the_games_with_bots_their_first_move_at_once(
+    settings: Settings,
+) -> None:
+    """A crashed server must be back at once and its bots too: the games of people only are
+    not loaded at a start (they are when asked for), and a bot whose turn it was moves without
+    waiting for the bot delay (an hour here)."""
+    with running(settings.with_(bot_delay=3600)) as client:
+        people = [new_game(client, ["human", "human"], seed=s)[0] for s in (1, 2, 3)]
+        gid, tokens = new_game(client, ["human", "bot"], seed=12, options={"first_player": 0})
+        version = state(client, gid, tokens[0])["version"]
+        r = client.post(
+            f"/api/games/{gid}/actions",
+            json={"version": version, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        assert r.status_code == 200, r.text  # the bot's turn; it waits its hour
+    with running(settings.with_(bot_delay=3600)) as client:
+        resumed(client)
+        service = service_of(client)
+        assert service.registry.replays == 1 and service.registry.get(gid) is not None
+        assert all(service.registry.get(p) is None for p in people)
+        wait_until(client, gid, tokens[0], lambda s: s["version"] > version + 1)
+
+
 def _bots_play(service: GameService, game_id: str) -> bool:
     live = service.registry.get(game_id)
     return live is not None and service.bots.is_playing(live)
@@ -146,8 +182,80 @@ def test_a_start_resumes_only_as_many_tables_of_bots_only_as_allowed(settings: S
             created.append(r.json()["game_id"])
         assert all(_bots_play(service_of(client), gid) for gid in created)
     with running(waiting.with_(max_bots_only_tables=2)) as client:
+        resumed(client)
         playing = [gid for gid in created if _bots_play(service_of(client), gid)]
         assert playing == created[1:]  # the newest first
         assert state(client, created[0])["status"] == "playing"  # standing still
         r = client.post("/api/games", json=BOTS_ONLY)
         assert r.status_code == 429 and r.json()["error"]["code"] == "too-many-bot-tables"
+
+
+def test_a_bot_thinks_during_its_delay_not_after_it(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The delay between bot moves lets people follow them: the bot is asked at once, and its
+    move is made when the delay is over (a quick bot answers in about its delay, a searching
+    one in about the longer of the two), not after the delay and then its thought."""
+    import threading
+
+    from gotown.server.clock import Clock
+    from gotown.server.main import create_app
+    from gotown.server.services.bots import Bots
+
+    asked = threading.Event()
+
+    class Quick:
+        def choose(self, view: object, legal: list[object]) -> object:
+            asked.set()
+            return legal[-1]
+
+    monkeypatch.setattr(Bots, "bot_for", lambda self, live, seat: Quick())
+    clock = Clock()
+    with TestClient(create_app(settings.with_(bot_delay=3600), clock)) as client:
+        gid, tokens = new_game(client, ["human", "bot"], seed=9, options={"first_player": 0})
+        version = state(client, gid, tokens[0])["version"]
+        r = client.post(
+            f"/api/games/{gid}/actions",
+            json={"version": version, "action": {"type": "end-turn"}},
+            headers=auth(tokens[0]),
+        )
+        assert r.status_code == 200, r.text
+        assert asked.wait(30), "the bot was not asked during its delay"
+        assert state(client, gid)["version"] == version + 1  # its move waits for the delay
+        assert client.portal is not None
+        client.portal.call(clock.advance, 3600)
+        wait_until(client, gid, tokens[0], lambda s: s["version"] >= version + 2)
+
+
+def test_the_places_of_tables_of_bots_only_are_shared_between_addresses(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two places, two tables per address: one address takes both; another address's table
+    still plays (the first address's newest stands still, it has played the most) and the
+    table that stood still plays on, to its end, once a place is free."""
+    bot = slow_bots(monkeypatch)
+    try:
+        shared = settings.with_(max_bots_only_tables=2, max_bots_only_tables_per_client=2)
+        with running(shared) as client:
+            service = service_of(client)
+            assert client.portal is not None
+            mine = []
+            for _ in range(2):
+                r = client.post("/api/games", json=BOTS_ONLY)
+                assert r.status_code == 201, r.text
+                mine.append(r.json()["game_id"])
+            spec = schemas.CreateGameIn.model_validate(BOTS_ONLY)
+            theirs = client.portal.call(
+                service.play.create_game, spec, "http://testserver", None, "10.0.0.9"
+            ).game_id
+            bots = service.bots
+            assert bots.is_bots_only(mine[0]) and bots.is_bots_only(theirs)
+            assert not bots.is_bots_only(mine[1])  # waits for a place
+            r = client.post("/api/games", json=BOTS_ONLY)  # (the address's two, waiting or not)
+            assert r.status_code == 429 and "per address" in r.json()["error"]["message"]
+            bot.release.set()
+            for game_id in (*mine, theirs):
+                wait_until(client, game_id, None, lambda s: s["status"] == "over")
+            assert bots_idle(service, mine[1]) and not bots.is_bots_only(mine[1])
+    finally:
+        bot.release.set()

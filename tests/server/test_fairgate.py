@@ -1,78 +1,174 @@
-"""The bots' workers are shared in turn between the addresses that started the tables."""
+"""The workers are shared fairly: the least served address first, then the least served of its
+tables; an express place for a light address; a bounded queue that every address shares
+(gotown/server/fairgate.py)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Hashable
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from gotown.server.fairgate import FairGate
+from gotown.server.errors import BusyError
+from gotown.server.fairgate import Admission, FairGate
 
 from .helpers import auth, new_game, state, wait_until
 
 
-async def _hold(gate: FairGate, release: asyncio.Event) -> None:
-    """Hold a place of ``gate`` until ``release`` is set."""
-    async with gate.slot("holder"):
-        await release.wait()
+class FakeClock:
+    """Time that moves only when told: each hold below lasts ``step`` seconds of it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-async def _decide(gate: FairGate, key: str, order: list[str]) -> None:
-    """Wait for a place as ``key``, note the key once in, and hold it for a moment."""
-    async with gate.slot(key):
-        order.append(key)
-        await asyncio.sleep(0)
+async def _use(
+    gate: FairGate, clock: FakeClock, key: Hashable, group: Hashable, seconds: float
+) -> None:
+    """Hold a place for ``seconds`` of the fake clock (the group's and key's use)."""
+    async with gate.slot(key, group):
+        clock.now += seconds
 
 
-async def _admission_order(gate: FairGate, arrivals: list[str]) -> list[str]:
-    """Each arrival (a key, in this order, while the gate is held) waits for a place and
-    holds it for a moment; the order in which they got in."""
-    order: list[str] = []
+async def _admission_order(
+    gate: FairGate, clock: FakeClock, arrivals: list[tuple[Hashable, Hashable]], hold: float = 1.0
+) -> list[Hashable]:
+    """While a holder keeps the gate full, each arrival (key, group) queues in this order; then
+    each, once in, holds its place ``hold`` seconds: the keys in the order they got in."""
+    order: list[Hashable] = []
     release = asyncio.Event()
-    holders = [asyncio.create_task(_hold(gate, release)) for _ in range(gate.capacity)]
+
+    async def holder() -> None:
+        async with gate.slot("holder"):
+            await release.wait()
+
+    async def arrival(key: Hashable, group: Hashable) -> None:
+        async with gate.slot(key, group):
+            order.append(key)
+            clock.now += hold
+            await asyncio.sleep(0)
+
+    holders = [asyncio.create_task(holder()) for _ in range(gate.capacity)]
     await asyncio.sleep(0)
-    assert gate.busy == gate.capacity
     tasks = []
-    for key in arrivals:
-        tasks.append(asyncio.create_task(_decide(gate, key, order)))
-        await asyncio.sleep(0)  # queued in this order
+    for key, group in arrivals:
+        tasks.append(asyncio.create_task(arrival(key, group)))
+        await asyncio.sleep(0)
     release.set()
     await asyncio.gather(*holders, *tasks)
-    assert gate.busy == 0
+    assert gate.busy == 0 and gate.waiting() == 0
     return order
 
 
-def test_one_backlogged_key_delays_another_by_one_decision_of_its_own() -> None:
-    # Six decisions of one address's tables came first, then one of another table: first come,
-    # first served would let "b" in last; in turn, it goes second.
-    order = asyncio.run(_admission_order(FairGate(1), ["a"] * 6 + ["b"]))
-    assert order == ["a", "b", "a", "a", "a", "a", "a"]
+def test_the_address_that_used_the_workers_least_goes_first() -> None:
+    """Six decisions of one address's tables wait, then one of another address: first come,
+    first served would let it in last, in turn by address second; by least attained service
+    it goes first, since the first address has used the workers and it has not."""
+
+    async def run() -> list[Hashable]:
+        clock = FakeClock()
+        gate = FairGate(1, clock=clock)
+        await _use(gate, clock, "a0", "A", 5.0)
+        arrivals = [(f"a{i}", "A") for i in range(1, 7)] + [("b", "B")]
+        return await _admission_order(gate, clock, arrivals)
+
+    assert asyncio.run(run())[0] == "b"
 
 
-def test_keys_take_turns_and_each_keeps_its_own_order() -> None:
-    arrivals = ["a", "a", "a", "b", "b", "c"]
-    order = asyncio.run(_admission_order(FairGate(2), arrivals))
-    assert order == ["a", "b", "c", "a", "b", "a"]
+def test_within_an_address_its_least_served_table_goes_first() -> None:
+    """One address (a school's, a family's) with a table of searching bots and a table of a
+    quick one: the quick one is not behind the other's backlog."""
+
+    async def run() -> list[Hashable]:
+        clock = FakeClock()
+        gate = FairGate(1, clock=clock)
+        await _use(gate, clock, "heavy", "A", 9.0)
+        arrivals = [("heavy", "A"), ("heavy", "A"), ("light", "A")]
+        return await _admission_order(gate, clock, arrivals)
+
+    assert asyncio.run(run()) == ["light", "heavy", "heavy"]
 
 
-def test_a_free_gate_lets_in_at_once_and_never_more_than_its_capacity() -> None:
-    async def run() -> int:
-        gate = FairGate(2)
-        most = 0
+def test_addresses_that_used_as_much_take_turns_each_in_its_own_order() -> None:
+    async def run() -> list[Hashable]:
+        clock = FakeClock()
+        arrivals = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b"), ("b2", "b"), ("c1", "c")]
+        return await _admission_order(FairGate(1, clock=clock), clock, arrivals)
 
-        async def decision() -> None:
-            nonlocal most
-            async with gate.slot("a"):
-                most = max(most, gate.busy)
-                await asyncio.sleep(0.001)
+    assert asyncio.run(run()) == ["a1", "b1", "c1", "a2", "b2", "a3"]
 
-        await asyncio.gather(*(decision() for _ in range(10)))
+
+def test_a_light_address_takes_an_express_place_at_once() -> None:
+    """The regular place is held by a heavy address's search and another of its decisions
+    waits; a light address (nothing held, little used) gets in at once through the express
+    place, the heavy address never does."""
+
+    async def run() -> None:
+        clock = FakeClock()
+        gate = FairGate(1, express=1, clock=clock)
+        await _use(gate, clock, "h0", "heavy", 10.0)
+        await _use(gate, clock, "l0", "light", 0.1)
+        release = asyncio.Event()
+        inside: list[str] = []
+
+        async def hold(key: str, group: str) -> None:
+            async with gate.slot(key, group):
+                inside.append(key)
+                await release.wait()
+
+        first = asyncio.create_task(hold("h1", "heavy"))
+        await asyncio.sleep(0)
+        second = asyncio.create_task(hold("h2", "heavy"))  # waits: heavy is not light
+        await asyncio.sleep(0)
+        light = asyncio.create_task(hold("l1", "light"))
+        await asyncio.sleep(0)
+        assert inside == ["h1", "l1"] and gate.busy == 2 and gate.waiting("heavy") == 1
+        release.set()
+        await asyncio.gather(first, second, light)
         assert gate.busy == 0
-        return most
 
-    assert asyncio.run(run()) == 2
+    asyncio.run(run())
+
+
+def test_a_full_queue_makes_room_for_an_address_with_less_queued() -> None:
+    """Four places for queued work, two per address: A and B take them all; C, with none, takes
+    the place of the newest of A's (whose caller is told 429), and nobody takes C's."""
+
+    async def run() -> None:
+        gate = FairGate(1)
+        admission = Admission(gate, per_client=2, limit=4, noun="estimates")
+        release = asyncio.Event()
+        outcomes: dict[str, str] = {}
+
+        async def work(name: str, client: str) -> None:
+            admission.admit(client)
+            try:
+                async with gate.slot(name, client):
+                    outcomes[name] = "done"
+                    await release.wait()
+            except BusyError as exc:
+                outcomes[name] = exc.code
+            finally:
+                admission.done(client)
+
+        tasks = []
+        for name, client in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B"), ("c1", "C")):
+            tasks.append(asyncio.create_task(work(name, client)))
+            await asyncio.sleep(0)
+        with pytest.raises(BusyError):  # an address over its own share is refused outright
+            admission.admit("A")
+        release.set()
+        await asyncio.gather(*tasks)
+        assert outcomes == {"a1": "done", "a2": "estimate-busy", "b1": "done", "b2": "done",
+                            "c1": "done"}  # fmt: skip
+        assert admission.count == 0
+
+    asyncio.run(run())
 
 
 async def _full_gate_and_two_waiters() -> tuple[
@@ -83,8 +179,18 @@ async def _full_gate_and_two_waiters() -> tuple[
     gate = FairGate(1)
     release = asyncio.Event()
     order: list[str] = []
+
+    async def hold() -> None:
+        async with gate.slot("holder"):
+            await release.wait()
+
+    async def decide(key: str) -> None:
+        async with gate.slot(key):
+            order.append(key)
+            await asyncio.sleep(0)
+
     tasks = []
-    for coroutine in (_hold(gate, release), _decide(gate, "a", order), _decide(gate, "b", order)):
+    for coroutine in (hold(), decide("a"), decide("b")):
         tasks.append(asyncio.create_task(coroutine))
         await asyncio.sleep(0)  # each queued in turn
     assert gate.busy == 1 and gate.waiting("a") == gate.waiting("b") == 1
@@ -127,22 +233,22 @@ def test_a_gate_needs_a_place() -> None:
         FairGate(0)
 
 
-def test_the_bots_of_a_table_with_a_person_take_their_turn_as_its_creator(
+def test_the_bots_of_a_table_with_a_person_wait_as_their_table_and_its_creator(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Wired: a bot's decision at a person's table waits at the gate under the address that
-    created the table (the test client's), so that another address's tables take turns with
-    it; a table of bots only has its own worker and does not pass the gate."""
+    """Wired: a bot's decision at a person's table waits at the gate as its table, of the
+    address that created it (the test client's); a table of bots only waits at a gate of its
+    own (its own worker, below them)."""
     service = client.app.state.service  # type: ignore[attr-defined]
-    gate: FairGate = service.bots.gate
-    keys: list[object] = []
-    slot = gate.slot
+    keys: list[tuple[object, object]] = []
+    for gate in (service.bots.gate, service.bots.bots_only_gate):
+        slot = gate.slot
 
-    def recording(key: object) -> Any:
-        keys.append(key)
-        return slot(key)
+        def recording(key: object, group: object = None, slot: Any = slot, gate: Any = gate) -> Any:
+            keys.append((gate is service.bots.gate, key, group))
+            return slot(key, group)
 
-    monkeypatch.setattr(gate, "slot", recording)
+        monkeypatch.setattr(gate, "slot", recording)
     gid, tokens = new_game(client, ["human", "bot"], seed=5, options={"first_player": 0})
     version = state(client, gid, tokens[0])["version"]
     r = client.post(
@@ -152,11 +258,10 @@ def test_the_bots_of_a_table_with_a_person_take_their_turn_as_its_creator(
     )
     assert r.status_code == 200, r.text
     wait_until(client, gid, tokens[0], lambda s: s["view"]["active"] == 0 or s["status"] == "over")
-    assert keys and set(keys) == {"testclient"}
-    assert gate.busy == 0
+    assert keys and set(keys) == {(True, gid, "testclient")}
     keys.clear()
     created = client.post(
         "/api/games", json={"seats": [{"kind": "bot", "level": "random"}] * 2}
     ).json()
     wait_until(client, created["game_id"], None, lambda s: s["version"] >= 3)  # bots moved
-    assert keys == []
+    assert keys and set(keys) == {(False, created["game_id"], "testclient")}

@@ -264,7 +264,7 @@ class Connection:
             asyncio.create_task(self._read()),
         ]
         try:
-            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:  # (also when this is cancelled: a socket closed to make room)
             for task in tasks:
                 task.cancel()

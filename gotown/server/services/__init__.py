@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from ..clock import SYSTEM, Clock
@@ -86,22 +87,37 @@ class GameService:
         self.estimates = Estimates(settings, self.registry, self.views)
         self.reviews = Reviews(settings, self.registry)
         self.sockets = Sockets(settings)
+        #: The games with bots being resumed after the start (:meth:`start`).
+        self.resuming: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Resume every running game: bots whose turn it is play on (at tables of bots only, at
-        most ``max_bots_only_tables`` of them: the others stand still). Then, until
-        :meth:`close`, drop idle games from memory now and then."""
+        """Start the workers, and resume the running games with bots in the background (the
+        server answers meanwhile: a crashed server is back at once): bots whose turn it is play
+        on at once, their first move without the bot delay (at tables of bots only, at most
+        ``max_bots_only_tables`` of them: the others wait for a place). The games of people
+        only are loaded when asked for. Then, until :meth:`close`, drop idle games from memory
+        now and then."""
         self.bots.warm()
         self.estimates.workers.warm()
-        for game_id in await self.registry.db(self.store.game_ids_with_status, "playing"):
+        self.registry.start_sweeping()
+        self.scheduler.start()
+        self.resuming = asyncio.get_running_loop().create_task(self._resume())
+
+    async def _resume(self) -> None:
+        try:
+            game_ids = await self.registry.db(self.store.game_ids_to_resume)
+        except Exception:  # the database may be away: the bots play on when asked for
+            log.exception("cannot find the games to resume")
+            game_ids = []
+        for game_id in game_ids:
+            if self.registry.closing:
+                return
             try:
                 live = await self.registry.live(game_id)
             except Exception:  # a broken record must not stop the server
                 log.exception("cannot resume game %s", game_id)
                 continue
-            self.bots.kick(live)
-        self.registry.start_sweeping()
-        self.scheduler.start()
+            self.bots.kick(live, at_once=True)
         try:
             await self.circles.rate_missed()
         except Exception:  # the database may be away: the next start rates them
@@ -120,6 +136,10 @@ class GameService:
         await self.notices.dispatch()
 
     async def close(self) -> None:
+        if self.resuming is not None and not self.resuming.done():
+            self.resuming.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.resuming
         await self.scheduler.stop()
         await self.circles.close()
         self.registry.stop()

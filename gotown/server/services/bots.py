@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import random
@@ -37,11 +38,12 @@ import gotown.bots
 from gotown.bots import LEVELS, Bot, hashed_seed
 from gotown.engine import Action, View
 
-from .. import metrics
+from .. import metrics, schemas
 from ..clock import Clock
 from ..config import Settings
 from ..errors import BusyError, DomainError, InvalidError, UnavailableError
 from ..fairgate import FairGate
+from ..schemas import MAX_LEVEL_LENGTH
 from ..workers import Workers
 from .deadlines import pace_of
 from .moves import Moves
@@ -59,11 +61,16 @@ class _AgainError(Exception):
     """A bot's move not to make now: the game moved on, or the seat is a person's again."""
 
 
-#: The turn limit (R23) of a game created with no person's seat when its limit was left null:
-#: a table of bots would otherwise store an action every bot delay, and be resumed at every
-#: restart, for ever. The bot tournaments stop at the same 300 turns, far beyond the length of
-#: a game that is not stuck.
-BOTS_ONLY_TURN_LIMIT = 300
+#: The turn limit (R23) of a game created with no person's seat when its limit was left null,
+#: and the most such a game may ask for: a table of bots would otherwise store an action every
+#: bot delay, and be resumed at every restart, for ever. The bot tournaments stop at the same
+#: 300 turns, far beyond the length of a game that is not stuck.
+BOTS_ONLY_TURN_LIMIT = schemas.BOTS_ONLY_TURN_LIMIT
+
+#: The places of the bots' workers for tables with a person: in the fair order, and express
+#: (fairgate.py); a process each.
+BOT_PLACES = 2
+BOT_EXPRESS_PLACES = 1
 
 #: A bot whose move cannot be stored tries again after this long, doubling up to the maximum,
 #: so that a table goes on by itself once the database is back.
@@ -109,12 +116,19 @@ class Bots:
         self.moves = moves
         self.clock = clock
         processes = settings.worker_processes
-        self._workers = Workers("bot", 2, processes=processes, niceness=5)
-        self.gate = FairGate(2)
+        # The tables with a person: two places in the fair order, and one express place for a
+        # light table (fairgate.py), each a process of its own.
+        self.gate = FairGate(BOT_PLACES, express=BOT_EXPRESS_PLACES)
+        self._workers = Workers(
+            "bot", BOT_PLACES + BOT_EXPRESS_PLACES, processes=processes, niceness=5
+        )
+        self.bots_only_gate = FairGate(1)
         self._bots_only_workers = Workers("bots-only", 1, processes=processes, niceness=10)
         # The tables of bots only whose bots play (or are about to) on this process: game id ->
-        # the client address that started them (None: resumed at a start).
+        # the client address that started them (None: resumed at a start); and those whose
+        # place went to another address's table, in the order they wait to play on.
         self._bots_only: dict[str, str | None] = {}
+        self._paused: dict[str, str | None] = {}
         self._of = PerGame(_Table)
         registry.in_use.append(self.is_playing)
         if settings.bot_policies and POLICY_LEVEL not in gotown.bots.EXTRA_LEVELS:
@@ -168,16 +182,18 @@ class Bots:
     def check_level(self, level: str, where: str = "") -> None:
         if self.is_level(level):
             return
+        # (A refusal names what was sent, but never echoes a long text back.)
+        shown = repr(level) if len(level) <= MAX_LEVEL_LENGTH else f"{level[:MAX_LEVEL_LENGTH]!r}…"
         if level.startswith(POLICY_LEVEL + ":"):
             offered = list(self.policies())
             raise InvalidError(
                 "unknown-level",
-                f"{where}bot level {level!r}: this server seats only the trained policies its "
+                f"{where}bot level {shown}: this server seats only the trained policies its "
                 f"operator configured ({', '.join(offered) if offered else 'none'}), by name; a "
                 "client never names a file",
             )
         raise InvalidError(
-            "unknown-level", f"{where}bot level {level!r} is not one of {self.levels()}"
+            "unknown-level", f"{where}bot level {shown} is not one of {self.levels()}"
         )
 
     def bot_for(self, live: LiveGame, seat: int) -> Bot:
@@ -206,19 +222,21 @@ class Bots:
         seat = live.stored.seats[game.active]
         return seat.kind == "bot" or seat.standin
 
-    def kick(self, live: LiveGame) -> None:
-        """Set the bots going if one is to move and none plays already."""
+    def kick(self, live: LiveGame, *, at_once: bool = False) -> None:
+        """Set the bots going if one is to move and none plays already (``at_once``: its first
+        move without the bot delay, as when its table is resumed after a start)."""
         if self.registry.closing or not self._to_move(live) or self.is_playing(live):
             return
         game_id = live.id
         if all(seat.kind == "bot" for seat in live.stored.seats) and game_id not in self._bots_only:
-            # Not reserved when it was created or handed over: resumed at a start.
+            # Not reserved when it was created or handed over: resumed at a start, or waiting.
             try:
                 self.reserve_bots_only(game_id, live.owner)
             except BusyError as exc:
-                log.info("the bots of game %s stand still: %s", game_id, exc.message)
+                self._paused.setdefault(game_id, live.owner)  # (it plays on when a place frees)
+                log.info("the bots of game %s stand still for now: %s", game_id, exc.message)
                 return
-        task = asyncio.get_running_loop().create_task(self._run(live))
+        task = asyncio.get_running_loop().create_task(self._run(live, at_once))
         self._of(live).task = task
         task.add_done_callback(lambda _task: self.release_bots_only(game_id))
 
@@ -228,46 +246,99 @@ class Bots:
     def reserve_bots_only(self, game_id: str, client: str | None) -> None:
         """Hold a place for the table of bots only ``game_id`` started by ``client`` (None: by
         nobody, resumed); 429 ``too-many-bot-tables`` when none is left. Synchronous, so that
-        two requests cannot take the last place together."""
+        two requests cannot take the last place together.
+
+        The places are shared fairly between addresses: with none free, a client whose
+        address plays fewer tables than another's by two or more takes the newest table of the
+        address that plays the most; that table stands still until a place frees (then the
+        tables waiting play on, first come first)."""
         if game_id in self._bots_only:
             return
-        limit = self.settings.max_bots_only_tables
-        if len(self._bots_only) >= limit:
-            raise BusyError(
-                "too-many-bot-tables",
-                f"{len(self._bots_only)} tables of bots only are playing on this server, its "
-                f"limit ({limit}): try again when one has ended",
-            )
+        playing = collections.Counter(self._bots_only.values())
         if client is not None:
             per_client = self.settings.max_bots_only_tables_per_client
-            mine = sum(1 for owner in self._bots_only.values() if owner == client)
+            mine = playing[client] + sum(1 for owner in self._paused.values() if owner == client)
             if mine >= per_client:
                 raise BusyError(
                     "too-many-bot-tables",
-                    f"your address already has {mine} tables of bots only playing, the limit "
-                    f"per address ({per_client}): try again when one has ended",
+                    f"your address already has {mine} tables of bots only, the limit per "
+                    f"address ({per_client}): try again when one has ended",
                 )
+        limit = self.settings.max_bots_only_tables
+        if len(self._bots_only) >= limit:
+            owners = [owner for owner in playing if owner is not None]
+            heaviest = max(owners, key=lambda owner: playing[owner], default=None)
+            if (
+                limit == 0
+                or client is None
+                or heaviest is None
+                or (playing[heaviest] < playing[client] + 2)
+            ):
+                raise BusyError(
+                    "too-many-bot-tables",
+                    f"{len(self._bots_only)} tables of bots only are playing on this server, "
+                    f"its limit ({limit}), as many for each address: try again when one has "
+                    "ended",
+                )
+            newest = [g for g, owner in self._bots_only.items() if owner == heaviest][-1]
+            del self._bots_only[newest]  # (its bots stop before their next move)
+            self._paused[newest] = heaviest
+            log.info("the table of bots only %s waits: its place went to another address", newest)
+        self._paused.pop(game_id, None)
         self._bots_only[game_id] = client
 
     def release_bots_only(self, game_id: str) -> None:
-        """Give back the place of ``game_id`` unless its bots play."""
+        """Give back the place of ``game_id`` unless its bots play; a table waiting for a place
+        plays on in it."""
         live = self.registry.get(game_id)
         if live is not None and self.is_playing(live):
             return
+        held = game_id in self._bots_only
         self._bots_only.pop(game_id, None)
+        if not held and live is not None and self._to_move(live):
+            return  # (it waits for a place: it keeps its turn to play on)
+        self._paused.pop(game_id, None)
+        if held and self._paused and not self.registry.closing:
+            with contextlib.suppress(RuntimeError):  # (no event loop: the server stops)
+                asyncio.get_running_loop().create_task(self._play_on())
 
-    async def _run(self, live: LiveGame) -> None:
+    async def _play_on(self) -> None:
+        """The tables of bots only that wait play on in the places free, first come first."""
+        while self._paused and len(self._bots_only) < self.settings.max_bots_only_tables:
+            game_id, owner = next(iter(self._paused.items()))
+            del self._paused[game_id]
+            try:
+                live = await self.registry.live(game_id)
+            except DomainError:  # (gone, or the database does not answer: it stands still)
+                continue
+            if self._to_move(live) and game_id not in self._bots_only:
+                self._bots_only[game_id] = owner
+                self.kick(live)
+
+    def _holds_its_place(self, live: LiveGame) -> bool:
+        """A table of bots only plays only while it holds a place."""
+        return live.id in self._bots_only or any(s.kind != "bot" for s in live.stored.seats)
+
+    async def _run(self, live: LiveGame, at_once: bool = False) -> None:
         retry = DB_RETRY_SECONDS
-        while self._to_move(live) and not self.registry.closing:
-            if self.settings.bot_delay:
-                await self.clock.sleep(self.settings.bot_delay)
+        delay = 0.0 if at_once else self.settings.bot_delay
+        while self._to_move(live) and not self.registry.closing and self._holds_its_place(live):
             game = live.game
-            if game is None or not self._to_move(live):
+            if game is None:
                 return
             seat, version = game.active, game.version
+            # The bot thinks during its delay (which lets people follow the moves), not after
+            # it: its move comes after the delay, or after its thought when that is longer.
+            due = self.clock.monotonic() + delay
+            delay = self.settings.bot_delay
             action = await self._decide(live, seat)
             if action is None:
                 return  # the workers were ended with the server: nothing to store
+            wait = due - self.clock.monotonic()
+            if wait > 0:
+                await self.clock.sleep(wait)
+            if not self._to_move(live) or self.registry.closing:
+                return
             outcome = await self._store(live, seat, version, action)
             if outcome == "stop":
                 return
@@ -288,11 +359,13 @@ class Bots:
             bot = self.bot_for(live, seat)
             view = await self.views.seat_view(game, seat)
             with metrics.bot_decision(live.stored.seats[seat].level or "medium"):
+                # In the fair order of the table's address, then of the table (fairgate.py).
                 if any(s.kind != "bot" for s in live.stored.seats):
-                    async with self.gate.slot(live.creator or live.id):
+                    async with self.gate.slot(live.id, live.creator or live.id):
                         action, bot = await self._workers.run(choose, bot, view, legal)
                 else:
-                    action, bot = await self._bots_only_workers.run(choose, bot, view, legal)
+                    async with self.bots_only_gate.slot(live.id, live.owner or live.id):
+                        action, bot = await self._bots_only_workers.run(choose, bot, view, legal)
             # (From a process, the copy that chose.)
             self._of(live).bots[seat] = (live.stored.seats[seat].level or "medium", bot)
             if action not in legal:

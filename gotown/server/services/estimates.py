@@ -3,11 +3,15 @@ seat's estimated chance of winning, for its own eyes only).
 
 Each is a search of up to about a second in the one hint worker (a process of its own, so that
 it never holds up the bots), computed once per seat, version and kind, and shared by whoever
-asks for it meanwhile; the search sees only the seat's view (built in the view worker). At most
-``max_pending_estimates`` are queued or under way on a process, and at most
-``max_pending_estimates_per_client`` started by one client address: a new one beyond either is
-429 ``estimate-busy`` and nothing is queued. An estimate whose client left runs to its end (it
-cannot be stopped once in the worker) and counts until then.
+asks for it meanwhile; the search sees only the seat's view (built in the view worker). The
+worker is shared fairly (:class:`~gotown.server.fairgate.FairGate`): the address that asked the
+least lately goes first, whatever the others queue. At most ``max_pending_estimates_per_client``
+are queued or under way for one client address (one more is 429 ``estimate-busy``, and nothing
+is queued), and ``max_pending_estimates`` in all; when those are taken, an address with fewer
+queued takes the place of the newest queued estimate of the address with the most
+(:class:`~gotown.server.fairgate.Admission`), so that a few addresses cannot fill the queue.
+An estimate whose client left runs to its end (it cannot be stopped once in the worker) and
+counts until then.
 
 Off its turn, the chances are the estimate of ending its last turn, made on the position just
 before it ended: found in linear time (a first replay notes where that end of turn is, a second
@@ -30,6 +34,7 @@ from gotown.engine import Action, Game, View
 from .. import schemas
 from ..config import Settings
 from ..errors import BusyError, ConflictError, DomainError, UnavailableError
+from ..fairgate import Admission, FairGate
 from ..storage import StoredGame
 from ..workers import Workers
 from .registry import LiveGame, PerGame, Registry, new_game, shared_once
@@ -89,7 +94,13 @@ class Estimates:
         self.registry = registry
         self.views = views
         self.workers = Workers("hint", 1, processes=settings.worker_processes, niceness=5)
-        self._pending = Pending(settings, "estimates")
+        self.gate = FairGate(1)
+        self._pending = Admission(
+            self.gate,
+            settings.max_pending_estimates_per_client,
+            settings.max_pending_estimates,
+            "estimates",
+        )
         self._of = PerGame(_Cache)
 
     async def _estimate(
@@ -114,7 +125,8 @@ class Estimates:
             seen = view
             if isinstance(seen, Game):
                 seen = await self.views.seat_view(seen, seat)
-            return await self.workers.run(compute, seen)
+            async with self.gate.slot((live.id, seat), client):
+                return await self.workers.run(compute, seen)
 
         def start() -> asyncio.Future[T]:
             self._pending.admit(client)  # (raises before anything is queued)

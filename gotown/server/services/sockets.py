@@ -66,6 +66,8 @@ WARN_EVERY = 60.0
 """Seconds between two warnings about descriptors."""
 WINDOW = 60.0
 """Seconds: the messages of an address are counted over the last ``WINDOW`` seconds."""
+IN_USE_EVERY = 0.25
+"""Seconds between two counts of the descriptors in use (in between: the sockets' own)."""
 FIRST_MESSAGE_SECONDS = 30.0
 """How long a socket may take to say who it is (its first message)."""
 FIRST_MESSAGE_SECONDS_WHEN_FULL = 5.0
@@ -120,7 +122,10 @@ class Sockets:
         self.per_game = settings.max_sockets_per_game
         self.reserve = settings.fd_reserve
         self._limit = limit
-        self._in_use = in_use
+        self._count_in_use = in_use
+        # (Counted at most every IN_USE_EVERY seconds, then by the sockets opened and closed
+        # since: listing the descriptors of a process holding 2,000 sockets takes a millisecond.)
+        self._counted: tuple[float, int, int] | None = None  # (when, in use, total then)
         self.by_client: collections.Counter[str] = collections.Counter()
         self.by_game: collections.Counter[str] = collections.Counter()
         self.total = 0
@@ -133,6 +138,16 @@ class Sockets:
         self._messages: collections.OrderedDict[str, collections.deque[float]] = (
             collections.OrderedDict()
         )
+
+    def _in_use(self) -> int | None:
+        now = time.monotonic()
+        counted = self._counted
+        if counted is None or now - counted[0] >= IN_USE_EVERY:
+            found = self._count_in_use()
+            if found is None:
+                return None
+            counted = self._counted = (now, found, self.total)
+        return counted[1] + self.total - counted[2]
 
     def admit(self, client: str, game_id: str, close: Callable[[], None] | None = None) -> Held:
         """Count a new socket of ``client`` on ``game_id`` (``close``: how to close it should
