@@ -262,10 +262,16 @@ def test_the_server_sweeps_expired_games_itself(settings: Settings) -> None:
         # (One pass as soon as it starts, not a minute later.)
         patch.setattr(operations, "RETENTION_FIRST_SECONDS", 0.0)
         with running(swept) as client:
-            deadline = time.monotonic() + 30
-            while client.get(f"/api/games/{old}/state").status_code != 404:
-                assert time.monotonic() < deadline, "the old game was never deleted"
-                time.sleep(0.01)
+            store = Store(settings.database_url)
+            try:
+                deadline = time.monotonic() + 30
+                while store.load_game(old) is not None:
+                    assert time.monotonic() < deadline, "the old game was never deleted"
+                    time.sleep(0.01)
+                assert store.load_game(fresh) is not None
+            finally:
+                store.dispose()
+            assert client.get(f"/api/games/{old}/state").status_code == 404
             assert client.get(f"/api/games/{fresh}/state").status_code == 200
 
 
