@@ -438,15 +438,18 @@ async def test_r20b_a_stalemate_at_a_server_table_line_by_line(server_url):
 def test_the_terminal_reads_the_server_s_own_wire_schemas():
     """The models the server answers with are those the terminal reads (gotown.wire), not a
     copy; a socket message is typed, and one that is none is refused, not guessed at."""
+    import typing
+
     from pydantic import ValidationError
 
-    from gotown import wire
+    from gotown import texts, wire
     from gotown.server import schemas
     from gotown.tui.remote import Seat, hello, refusal_text
 
     for name in ("StateOut", "LobbyOut", "SeatOut", "ErrorBody", "JoinedOut", "HintOut"):
         assert getattr(schemas, name) is getattr(wire, name)
     assert schemas.Language is wire.Language and schemas.LANGUAGES == wire.LANGUAGES
+    assert typing.get_args(wire.Language) == texts.LANGUAGES  # the schema's enum: one list
     refused = wire.read_message(
         '{"type": "error", "error": {"code": "illegal", "message": "no dog here", "rule": "R13"}}'
     )
