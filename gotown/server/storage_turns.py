@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import and_, case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
-from .tables import GameRow, NoticeRow, SeatRow
+from .tables import ActionRow, GameRow, NoticeRow, SeatRow
 
 #: How long a process holds a notice it is sending before another may send it (a process
 #: killed while sending leaves it to the others after this).
@@ -131,6 +131,36 @@ class Due:
     seat: int | None = None
 
 
+@dataclass(frozen=True)
+class MissedTurn:
+    """A due deadline whose turn is still a person's, as stored: what deciding its effect
+    needs, without loading the game (:meth:`TurnStore.missed_turns`)."""
+
+    due: Due
+    seat: int
+    missed: int  # turns missed in a row before this one
+    on_timeout: str | None
+    missed_limit: int | None
+    version: int  # the game's number of actions
+
+
+@dataclass(frozen=True)
+class BotClaim:
+    """A missed turn given to a bot (:meth:`TurnStore.claim_for_bots`): a stand-in for the
+    turn (``level`` None), or the bot that keeps the seat."""
+
+    turn: MissedTurn
+    level: str | None
+
+    @property
+    def missed(self) -> int:
+        return self.turn.missed + 1
+
+
+class SeatMovedError(Exception):
+    """A seat changed between the read of a batch of missed turns and their claim."""
+
+
 class TurnStore:
     """The store's queries for deadlines, reminders and notices (mixed into
     :class:`~gotown.server.storage.Store`, whose engine and write lock they use)."""
@@ -208,6 +238,73 @@ class TurnStore:
                     found.append(seconds_of(value))
         return min(found) if found else None
 
+    def missed_turns(self, dues: Sequence[Due], now: float) -> list[MissedTurn]:
+        """Of ``dues``, the deadlines still due (each its own turn's) whose seat a person
+        still plays (not handed to a bot, no stand-in): one query for a batch."""
+        if not dues:
+            return []
+        version = (
+            select(func.count(ActionRow.id))
+            .where(ActionRow.game_id == GameRow.id)
+            .scalar_subquery()
+        )
+        query = (
+            select(
+                GameRow.id,
+                GameRow.deadline_turn,
+                GameRow.on_timeout,
+                GameRow.missed_limit,
+                SeatRow.seat,
+                SeatRow.missed,
+                version,
+            )
+            .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.turn_seat))
+            .where(
+                GameRow.id.in_([due.game_id for due in dues]),
+                GameRow.status == "playing",
+                GameRow.deadline_at <= moment(now),
+                SeatRow.kind == "human",
+                SeatRow.standin.is_(False),
+            )
+        )
+        with self.engine.connect() as connection:
+            rows = {row[0]: row for row in connection.execute(query)}
+        found = []
+        for due in dues:
+            row = rows.get(due.game_id)
+            if row is not None and row[1] == due.turn:
+                found.append(MissedTurn(due, row[4], row[5], row[2], row[3], int(row[6])))
+        return found
+
+    def claim_for_bots(self, claims: Sequence[BotClaim], now: float) -> list[BotClaim]:
+        """Take these deadlines and give each seat to its bot (:meth:`claim_timeout`'s
+        writes), all in one transaction: the claims taken (another process may have taken
+        some first: they are left out). :class:`SeatMovedError`, and nothing is written, when a
+        seat changed since :meth:`missed_turns` read it (claim them one by one then)."""
+        taken: list[BotClaim] = []
+        with self._writer, self.engine.begin() as connection:
+            for claim in claims:
+                due = claim.turn.due
+                if not connection.execute(_take_deadline(due, now)).rowcount:
+                    continue
+                seat = update(SeatRow).where(
+                    SeatRow.game_id == due.game_id,
+                    SeatRow.seat == claim.turn.seat,
+                    SeatRow.kind == "human",
+                    SeatRow.standin.is_(False),
+                    SeatRow.missed == claim.turn.missed,
+                )
+                if claim.level is None:
+                    seat = seat.values(missed=claim.missed, standin=True)
+                else:
+                    seat = seat.values(
+                        kind="bot", level=claim.level, missed=claim.missed, standin=False
+                    )
+                if not connection.execute(seat).rowcount:
+                    raise SeatMovedError(f"seat {claim.turn.seat} of game {due.game_id} moved")
+                taken.append(claim)
+        return taken
+
     def claim_timeout(
         self, due: Due, seat: int, missed: int, level: str | None, now: float
     ) -> bool:
@@ -216,18 +313,7 @@ class TurnStore:
         the table's), or, with ``level``, the bot that keeps the seat until its person takes
         it back. False when another process took it or the turn moved on."""
         with self._writer, self.engine.begin() as connection:
-            taken = connection.execute(
-                update(GameRow)
-                .where(
-                    GameRow.id == due.game_id,
-                    GameRow.status == "playing",
-                    GameRow.deadline_turn == due.turn,
-                    GameRow.deadline_at.is_not(None),
-                    GameRow.deadline_at <= moment(now),
-                )
-                .values(deadline_at=None, reminder_at=None, updated_at=moment(now))
-            ).rowcount
-            if not taken:
+            if not connection.execute(_take_deadline(due, now)).rowcount:
                 return False
             seats = update(SeatRow).where(
                 SeatRow.game_id == due.game_id, SeatRow.seat == seat, SeatRow.kind == "human"
@@ -316,6 +402,21 @@ class TurnStore:
         with self.engine.connect() as connection:
             query = select(NoticeRow).where(NoticeRow.game_id == game_id)
             return [dict(row) for row in connection.execute(query).mappings().all()]
+
+
+def _take_deadline(due: Due, now: float) -> Any:
+    """The write that takes ``due``'s deadline: only while it is still that turn's, and due."""
+    return (
+        update(GameRow)
+        .where(
+            GameRow.id == due.game_id,
+            GameRow.status == "playing",
+            GameRow.deadline_turn == due.turn,
+            GameRow.deadline_at.is_not(None),
+            GameRow.deadline_at <= moment(now),
+        )
+        .values(deadline_at=None, reminder_at=None, updated_at=moment(now))
+    )
 
 
 def _same_notice(row: Any) -> Any:

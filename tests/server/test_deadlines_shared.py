@@ -31,8 +31,15 @@ from gotown.server.services import deadlines
 from gotown.server.services.deadlines import RETRY_EVERY, Scheduler, turn_record
 from gotown.server.services.registry import Registry
 from gotown.server.storage import Store, StoredGame, StoredSeat
-from gotown.server.storage_turns import Due, NoticeDue, moment, seconds_of
-from gotown.server.tables import ActionRow, GameRow, NoticeRow
+from gotown.server.storage_turns import (
+    BotClaim,
+    Due,
+    NoticeDue,
+    SeatMovedError,
+    moment,
+    seconds_of,
+)
+from gotown.server.tables import ActionRow, GameRow, NoticeRow, SeatRow
 
 from .helpers import REDIS_URL, invite_code, reset_postgres, service_of
 from .test_sigkill import _call, _free_port, _start
@@ -477,3 +484,28 @@ def test_bots_play_a_burst_of_missed_turns_a_few_at_a_time_and_every_one(
         seats = [service.registry.store.load_game(g).seats[0] for g in ids]  # type: ignore[union-attr]
         assert all((s.missed, s.standin, s.kind) == (1, False, "human") for s in seats)
         assert at_once and max(at_once) <= 2, at_once
+
+
+def test_missed_turns_are_claimed_together_or_not_at_all(timed: TestClient) -> None:
+    store = service_of(timed).registry.store
+    ids = [paced_here(timed, on_timeout="bot:easy") for _ in range(3)]
+    games = {g: store.load_game(g) for g in ids}
+    late = max(g.deadline for g in games.values() if g and g.deadline) + 60
+    dues = store.due_deadlines(late)
+    turns = store.missed_turns(dues, late)
+    assert sorted(t.due.game_id for t in turns) == sorted(ids)
+    assert {(t.seat, t.missed, t.on_timeout, t.version) for t in turns} == {(0, 0, "bot:easy", 0)}
+    # A seat that changed since the read (its person came back elsewhere, say): nothing taken.
+    with store.engine.begin() as connection:
+        connection.execute(update(SeatRow).where(SeatRow.game_id == ids[1]).values(missed=2))
+    claims = [BotClaim(turn, None) for turn in turns]
+    with pytest.raises(SeatMovedError):
+        store.claim_for_bots(claims, late)
+    assert len(store.due_deadlines(late)) == 3  # (none of them was taken)
+    with store.engine.begin() as connection:
+        connection.execute(update(SeatRow).where(SeatRow.game_id == ids[1]).values(missed=0))
+    assert store.claim_for_bots(claims, late) == claims
+    assert store.claim_for_bots(claims, late) == []  # (taken: another process finds nothing)
+    assert store.due_deadlines(late) == [] and store.missed_turns(dues, late) == []
+    seat = store.load_game(ids[0]).seats[0]  # type: ignore[union-attr]
+    assert (seat.kind, seat.missed, seat.standin) == ("human", 1, True)

@@ -30,9 +30,10 @@ from gotown.engine import Game
 from .. import metrics
 from ..clock import Clock
 from ..errors import ConflictError, InvalidError, NotFoundError
+from ..pubsub import Notice
 from ..schemas import MAX_MISSED_LIMIT, MAX_PACE, MIN_PACE, PACES
 from ..storage import StoredGame
-from ..storage_turns import Due, NoticeDue, TurnRecord
+from ..storage_turns import BotClaim, Due, NoticeDue, TurnRecord
 
 if TYPE_CHECKING:  # (the services that fire a deadline import this module for its rules)
     from .bots import Bots
@@ -202,12 +203,12 @@ class Deadlines:
         self.bots = bots
         self.clock = clock
         self.fired = 0  # (and counted for /metrics, with how late each fired)
-        #: Tables whose missed turn a bot is to play: waiting for a place (in order; kept in
-        #: memory meanwhile), and playing.
-        self._waiting: dict[LiveGame, None] = {}
-        self._playing: set[LiveGame] = set()
+        #: Tables whose missed turn a bot is to play: waiting for a place, in order (loaded
+        #: when they get it), and playing (None: being loaded).
+        self._waiting: dict[str, None] = {}
+        self._playing: dict[str, LiveGame | None] = {}
         moves.after.append(self._moved)
-        registry.in_use.append(lambda live: live in self._waiting)
+        registry.in_use.append(lambda live: live.id in self._waiting or live.id in self._playing)
 
     def _moved(self, live: LiveGame) -> None:
         """After a move: a bot that played a missed turn may have ended it (a place frees)."""
@@ -223,21 +224,34 @@ class Deadlines:
 
     def start_bots(self) -> None:
         """Set the bots of missed turns going, :data:`STANDINS_AT_ONCE` at most: a place is
-        held until the turn is a person's again (or the bots stop on this process)."""
-        self._playing = {
-            live for live in self._playing if self._bot_to_move(live) and self.bots.is_playing(live)
-        }
+        held from the game's loading until the turn is a person's again (or the bots stop on
+        this process)."""
+        for game_id, live in list(self._playing.items()):
+            if live is not None and not (self._bot_to_move(live) and self.bots.is_playing(live)):
+                del self._playing[game_id]
         while self._waiting and len(self._playing) < STANDINS_AT_ONCE:
-            live = next(iter(self._waiting))
-            del self._waiting[live]
-            live = self.registry.get(live.id) or live  # (dropped and loaded again meanwhile)
+            game_id = next(iter(self._waiting))
+            del self._waiting[game_id]
+            self._playing[game_id] = None
+            asyncio.get_running_loop().create_task(self._start_bot(game_id))
+
+    async def _start_bot(self, game_id: str) -> None:
+        try:
+            live = await self.registry.current(game_id)
+        except Exception:  # (gone, or the database away: the next look at it plays it)
+            log.exception("cannot load game %s for the bot of its missed turn", game_id)
+            self._playing.pop(game_id, None)
+        else:
             self.bots.kick(live)
-            if self.bots.is_playing(live):
-                self._playing.add(live)
+            self._playing[game_id] = live
+        self.start_bots()
 
     async def fire_due(self) -> None:
         """Fire every deadline due now, then queue every reminder due now (a reminder of a
-        turn whose deadline has passed too is not sent: that turn is over)."""
+        turn whose deadline has passed too is not sent: that turn is over). A batch's missed
+        turns that bots play are claimed together, without loading their games (the bots load
+        them as they get their places); a turn that is ended for its seat is an action, made
+        on the game loaded, :data:`FIRE_AT_ONCE` at a time."""
         store = self.registry.store
         now = self.clock.time()
         gate = asyncio.Semaphore(FIRE_AT_ONCE)
@@ -257,10 +271,15 @@ class Deadlines:
             batch = await self.registry.db(store.due_deadlines, now, BATCH, sorted(stuck))
             fresh = [due for due in batch if due.game_id not in seen]
             seen.update(due.game_id for due in fresh)
+            try:
+                one_by_one = await self._claim_for_bots(fresh, now)
+            except Exception:  # (the database away, a seat that moved: one by one)
+                log.exception("cannot claim a batch of missed turns together")
+                one_by_one = fresh
             # (In another order than another process that reads the same rows: each fires
             # its own share rather than both the same ones.)
-            random.shuffle(fresh)
-            await asyncio.gather(*(fire_one(due) for due in fresh))
+            random.shuffle(one_by_one)
+            await asyncio.gather(*(fire_one(due) for due in one_by_one))
             if len(batch) < BATCH or not fresh:
                 break
         while True:
@@ -274,6 +293,60 @@ class Deadlines:
             if len(reminders) < BATCH or not claimed:
                 break
         self.start_bots()  # (a place whose bots stopped without a move frees here too)
+
+    async def _claim_for_bots(self, dues: list[Due], now: float) -> list[Due]:
+        """Claim together the missed turns of ``dues`` that bots play, and queue their bots;
+        answers the others (a turn ended for its seat, or a seat that is not a person's now:
+        :meth:`fire` looks at each)."""
+        store = self.registry.store
+        turns = await self.registry.db(store.missed_turns, dues, now)
+        claims = []
+        for turn in turns:
+            # (As pace_of reads a stored table; the seconds do not matter here.)
+            pace = Pace(0, turn.on_timeout or "bot:medium", turn.missed_limit or 1)
+            if pace.on_timeout == "end" and turn.missed + 1 < pace.missed_limit:
+                continue  # (an action: made on the game, one by one)
+            keeper = pace.standin_level if turn.missed + 1 >= pace.missed_limit else None
+            claims.append(BotClaim(turn, keeper))
+        if not claims:
+            return dues
+        ids = [claim.turn.due.game_id for claim in claims]
+        changes = self.registry.changes
+        await asyncio.gather(*(changes.mark(game_id) for game_id in ids))
+        try:
+            taken = await self.registry.db(store.claim_for_bots, claims, now)
+        finally:
+            await asyncio.gather(*(changes.mark(game_id) for game_id in ids))
+        for claim in taken:
+            await self._claimed(claim, now)
+        claimed = {claim.turn.due.game_id for claim in claims}
+        return [due for due in dues if due.game_id not in claimed]
+
+    async def _claimed(self, claim: BotClaim, now: float) -> None:
+        """A missed turn taken for a bot: the copy in memory (if any) told, every process
+        told, the bot queued."""
+        due, seat = claim.turn.due, claim.turn.seat
+        live = self.registry.get(due.game_id)
+        if live is not None:
+            async with live.lock:
+                mine = live.stored.seats[seat]
+                mine.missed = claim.missed
+                if claim.level is None:
+                    mine.standin = True
+                else:
+                    mine.kind, mine.level, mine.standin = "bot", claim.level, False
+                live.stored.deadline = live.stored.deadline_turn = None
+            await self.registry.notify(live, "lobby")
+        else:
+            notice = Notice(due.game_id, claim.turn.version, "lobby", self.registry.pubsub.id)
+            try:
+                await self.registry.pubsub.publish(notice)
+            except Exception:  # (lost: the others catch up at their heartbeat)
+                log.exception("cannot publish a notice for game %s", due.game_id)
+        self.fired += 1
+        metrics.deadline_due(now - due.at)
+        self._waiting[due.game_id] = None
+        self.start_bots()
 
     async def fire(self, due: Due) -> bool:
         """Do what the table says a missed turn does, unless the turn moved on meanwhile;
@@ -324,7 +397,7 @@ class Deadlines:
                     mine.kind, mine.level = "bot", keeper
                 stored.deadline = stored.deadline_turn = None
             await self.registry.notify(live, "lobby")
-            self._waiting[live] = None
+            self._waiting[live.id] = None
             self.start_bots()
         self.fired += 1
         metrics.deadline_due(now - due.at)
