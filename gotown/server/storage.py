@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, delete, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -35,6 +35,7 @@ from .tables import (
     STAMP,
     ActionRow,
     GameRow,
+    ReviewRow,
     SeatRow,
     utc_now,
 )
@@ -336,6 +337,27 @@ class Store(PlayerStore, TurnStore, RatingStore):
                 .order_by(GameRow.created_at.desc(), GameRow.id)
             )
             return list(s.scalars(query).all())
+
+    # --- reviews ------------------------------------------------------------------------------
+
+    def load_review(self, game_id: str, seat: int | None) -> dict[str, Any] | None:
+        """A finished game's review of ``seat`` (None: no seat's mistakes), if it was kept."""
+        with self._reads.connect() as connection:
+            row = connection.execute(
+                select(ReviewRow.data).where(
+                    ReviewRow.game_id == game_id, ReviewRow.seat == (-1 if seat is None else seat)
+                )
+            ).first()
+        return None if row is None else dict(row[0])
+
+    def store_review(self, game_id: str, seat: int | None, data: dict[str, Any]) -> None:
+        """Keep a finished game's review (a newer one of the same seat replaces it: one computed
+        by code that reviews otherwise)."""
+        key = {"game_id": game_id, "seat": -1 if seat is None else seat}
+        with self.transaction() as s:
+            s.execute(delete(ReviewRow).where(ReviewRow.game_id == game_id,
+                                              ReviewRow.seat == key["seat"]))  # fmt: skip
+            s.add(ReviewRow(**key, data=data))
 
     def set_status(self, game_id: str, status: str, was: str | None = None) -> bool:
         """Set the status (only if it is ``was`` now, when given); False when it was not."""

@@ -230,6 +230,19 @@ class RatingRow(Base):
     games: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class ReviewRow(Base):
+    """A finished game's review, kept once computed (the game never changes): by game and
+    reviewed seat (-1: no seat's mistakes), its JSON as the review service answers it."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (PrimaryKeyConstraint("game_id", "seat"),)
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
 class RatingChangeRow(Base):
     """One rated game's change of one player's rating (its history, and the end screen)."""
 

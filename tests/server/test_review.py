@@ -135,3 +135,25 @@ def test_the_budget_is_shared_by_the_positions_within_bounds() -> None:
     assert iterations_for(10) == most
     assert iterations_for(2 * QUICK_BUDGET // most) == most // 2
     assert iterations_for(MAX_ACTIONS) == iterations_for(10 * MAX_ACTIONS) == least
+
+
+def test_a_review_is_kept_for_good_a_restart_serves_it_without_computing_it_again(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished game never changes: its review, once computed, is kept in the database (a
+    review costs seconds of CPU; a restart, or a crowd asking for it, costs none)."""
+    with running(settings) as client:
+        game_id = finished_game(client)
+        first = client.get(f"/api/games/{game_id}/review", params={"seat": 0})
+        assert first.status_code == 200, first.text
+
+    def fails(*args: Any) -> dict[str, Any]:
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(review_module, "review_json", fails)
+    with running(settings) as client:
+        again = client.get(f"/api/games/{game_id}/review", params={"seat": 0})
+        assert again.status_code == 200, again.text
+        assert again.json() == first.json()
+        other = client.get(f"/api/games/{game_id}/review", params={"seat": 1})
+        assert other.status_code == 503  # (not kept: computed, and here it fails)

@@ -21,7 +21,6 @@ one stops there and builds the one view), once per seat and number of actions.
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
 import logging
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from gotown.engine import Action, Game, View
 
 from .. import schemas
 from ..config import Settings
-from ..errors import BusyError, ConflictError, DomainError, UnavailableError
+from ..errors import ConflictError, DomainError, UnavailableError
 from ..fairgate import Admission, FairGate
 from ..storage import StoredGame
 from ..workers import Workers
@@ -210,40 +209,3 @@ class Estimates:
             lambda: loop.run_in_executor(self.views.executor, last_turn_end, stored, actions, seat),
             keep_the_newest,
         )
-
-
-class Pending:
-    """The bound on work a process queues for clients (``max_pending_estimates``, and
-    ``max_pending_estimates_per_client`` for one address): :meth:`admit` counts a new one or
-    refuses it (429 ``estimate-busy``), :meth:`done` counts it finished. The estimates and the
-    reviews each keep their own count (``noun`` names them in the refusal)."""
-
-    def __init__(self, settings: Settings, noun: str) -> None:
-        self.settings = settings
-        self.noun = noun
-        self.count = 0
-        self.by_client: collections.Counter[str] = collections.Counter()
-
-    def admit(self, client: str) -> None:
-        limit = self.settings.max_pending_estimates
-        if self.count >= limit:
-            raise BusyError(
-                "estimate-busy",
-                f"{self.count} {self.noun} are being computed on this server, its "
-                f"limit ({limit}): try again in a moment",
-            )
-        per_client = self.settings.max_pending_estimates_per_client
-        if self.by_client[client] >= per_client:
-            raise BusyError(
-                "estimate-busy",
-                f"your address already waits for {self.by_client[client]} {self.noun}, "
-                f"the limit per address ({per_client}): try again when they are done",
-            )
-        self.count += 1
-        self.by_client[client] += 1
-
-    def done(self, client: str) -> None:
-        self.count -= 1
-        self.by_client[client] -= 1
-        if self.by_client[client] <= 0:
-            del self.by_client[client]

@@ -9,10 +9,18 @@ every action, the turning points, and one seat's mistakes with the better move.
 - **Bounded**: about :data:`~gotown.bots.review.QUICK_BUDGET` play-outs in the first pass,
   shared by the game's positions (:func:`iterations_for`; a few seconds a game), at most
   :data:`MAX_ACTIONS` actions reviewed (a longer game, stuck until its turn limit, is reviewed
-  up to there), and the estimates' bounds (``max_pending_estimates``, and per client),
-  counted apart (429 ``estimate-busy``).
-- **Computed once**: a finished game never changes, so a review is kept by game and seat (the
-  newest :data:`KEPT` of them); simultaneous askers share one computation.
+  up to there). The work of a game is bounded: each of its reviews (one per seat, and one
+  without a seat's mistakes) is computed once, ever.
+- **Computed once, kept for good**: a finished game never changes, so a review is kept in the
+  database by game and seat (a restart keeps it; the newest :data:`KEPT` also in memory), and
+  simultaneous askers share one computation. Anyone who can name the game (it is known only
+  to those at the table and to whom they gave its link: its id is 64 random bits) reads a kept
+  review; asking for one not computed yet takes a place in the review worker's queue.
+- **Shared fairly**: the review worker is taken in the order of least service
+  (:class:`~gotown.server.fairgate.FairGate`: the address that had the least of it lately
+  goes first), at most ``max_pending_estimates_per_client`` queued for one address (429
+  ``estimate-busy``), and ``max_pending_estimates`` in all, an address with fewer queued taking
+  the place of the newest of the address with the most (counted apart from the estimates).
 """
 
 from __future__ import annotations
@@ -22,14 +30,16 @@ import collections
 import logging
 from typing import Any
 
+from pydantic import ValidationError
+
 from gotown.bots.review import QUICK_BUDGET, quick_iterations, review
 from gotown.engine import Action, Record
 
 from .. import schemas
 from ..config import Settings
 from ..errors import ConflictError, DomainError, InvalidError, UnavailableError
+from ..fairgate import Admission, FairGate
 from ..workers import Workers
-from .estimates import Pending
 from .registry import Registry, shared_once
 
 log = logging.getLogger("gotown.server")
@@ -59,6 +69,16 @@ def iterations_for(actions: int) -> int:
     return quick_iterations(min(actions, MAX_ACTIONS))
 
 
+def _is_current(data: dict[str, Any], game_id: str, iterations: int) -> bool:
+    """Whether a kept review is what this code answers (one kept by code that reviewed
+    otherwise, whose fields differ, is made again)."""
+    try:
+        schemas.ReviewOut(game_id=game_id, iterations=iterations, **data)
+    except (ValidationError, TypeError):
+        return False
+    return True
+
+
 __all__ = ["QUICK_BUDGET", "Reviews", "iterations_for", "review_json"]
 
 
@@ -70,7 +90,13 @@ class Reviews:
         self._kept: collections.OrderedDict[tuple[str, int | None], asyncio.Future[Any]] = (
             collections.OrderedDict()
         )
-        self._pending = Pending(settings, "reviews")  # counted apart from the estimates
+        self.gate = FairGate(1)
+        self._pending = Admission(  # (counted apart from the estimates)
+            self.gate,
+            settings.max_pending_estimates_per_client,
+            settings.max_pending_estimates,
+            "reviews",
+        )
 
     async def review(self, game_id: str, seat: int | None, client: str = "?") -> schemas.ReviewOut:
         live = await self.registry.current(game_id)
@@ -93,13 +119,29 @@ class Reviews:
         origin = {"players": stored.players, "options": stored.options, "seed": stored.seed}
         actions = list(stored.actions)
 
-        def start() -> asyncio.Future[Any]:
+        store = self.registry.store
+
+        async def compute() -> dict[str, Any]:
+            async with self.gate.slot(key, client):
+                data = await self.workers.run(review_json, origin, actions, seat, iterations)
+            try:
+                await self.registry.db(store.store_review, stored.id, seat, data)
+            except DomainError:  # (the database does not answer: kept in memory meanwhile)
+                log.warning("the review of seat %s of game %s is not kept", seat, stored.id)
+            return data
+
+        async def kept_or_computed() -> dict[str, Any]:
+            data = await self.registry.db(store.load_review, stored.id, seat)
+            if data is not None and _is_current(data, stored.id, iterations):
+                return data
             self._pending.admit(client)  # (raises before anything is queued)
-            future = asyncio.ensure_future(
-                self.workers.run(review_json, origin, actions, seat, iterations)
-            )
-            future.add_done_callback(lambda _future: self._pending.done(client))
-            return future
+            try:
+                return await compute()
+            finally:
+                self._pending.done(client)
+
+        def start() -> asyncio.Future[Any]:
+            return asyncio.ensure_future(kept_or_computed())
 
         def keep_the_newest() -> None:
             while len(self._kept) > KEPT:
