@@ -270,6 +270,8 @@ CLAIM_SEAT = (
         SeatRow.game_id == bindparam("b_game"),
         SeatRow.seat == bindparam("b_seat"),
         SeatRow.kind == bindparam("b_kind"),
+        # (Not while a stand-in plays the turn: another process may have given it one.)
+        SeatRow.standin.is_(False),
     )
     .values(kind=bindparam("b_kind"))
 )

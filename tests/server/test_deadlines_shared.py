@@ -41,7 +41,7 @@ from gotown.server.storage_turns import (
 )
 from gotown.server.tables import ActionRow, GameRow, NoticeRow, SeatRow
 
-from .helpers import REDIS_URL, invite_code, reset_postgres, service_of
+from .helpers import REDIS_URL, auth, error_of, invite_code, reset_postgres, service_of
 from .test_sigkill import _call, _free_port, _start
 
 DAY = 24 * 3600
@@ -509,3 +509,29 @@ def test_missed_turns_are_claimed_together_or_not_at_all(timed: TestClient) -> N
     assert store.due_deadlines(late) == [] and store.missed_turns(dues, late) == []
     seat = store.load_game(ids[0]).seats[0]  # type: ignore[union-attr]
     assert (seat.kind, seat.missed, seat.standin) == ("human", 1, True)
+
+
+def test_a_person_s_move_after_another_process_gave_their_turn_to_a_stand_in_is_refused(
+    timed: TestClient,
+) -> None:
+    service = service_of(timed)
+    store = service.registry.store
+    body = {"name": "Ann", "seats": [{"kind": "human"}] * 2, "options": {"first_player": 0},
+            "pace": DAY, "on_timeout": "bot:easy"}  # fmt: skip
+    created = timed.post("/api/games", json=body).json()
+    game_id = created["game_id"]
+    joined = timed.post(
+        f"/api/games/{game_id}/join", json={"code": invite_code(created), "name": "Bob"}
+    )
+    assert joined.status_code == 200, joined.text
+    # Another process took Ann's deadline for a stand-in a moment ago; this one has not heard.
+    late = store.load_game(game_id).deadline + 60  # type: ignore[operator]
+    (due,) = store.due_deadlines(late)
+    assert store.claim_timeout(due, 0, 1, None, late)
+    r = timed.post(
+        f"/api/games/{game_id}/actions",
+        json={"version": 0, "action": {"type": "end-turn"}},
+        headers=auth(created["token"]),
+    )
+    error_of(r, 409, "standin-plays")
+    assert store.load_game(game_id).actions == []  # type: ignore[union-attr]

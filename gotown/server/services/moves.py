@@ -69,7 +69,7 @@ class Moves:
             if self.registry.shared and (
                 catch_up or live.game is None or version > live.game.version
             ):
-                reloaded = await self.registry.catch_up(live, locked=True)
+                reloaded = await self.registry.catch_up_if_changed(live, locked=True)
             if check is not None:
                 check(live, reloaded)
             await self.apply(live, seat, version, data, kind=kind, timed_out=timed_out)
@@ -116,6 +116,10 @@ class Moves:
             await self.registry.write(live.id, store_it, live.id, version, seat, action.to_json())
         except SeatChangedError as exc:
             await self.registry.reload(live)
+            if kind == "human" and live.stored.seats[seat].standin:
+                raise ConflictError(
+                    "standin-plays", "your time for this turn ran out: a bot plays it for you"
+                ) from exc
             if kind == "human":
                 raise ConflictError("seat-is-bot", f"{exc}: take it back first") from exc
             raise ConflictError("stale-version", str(exc)) from exc  # (a bot's: not shown)
