@@ -127,9 +127,12 @@ def test_the_art_is_the_web_pages() -> None:
         for value in [*attributes.values(), *_child_colours(attributes)]
         if isinstance(value, str) and value.startswith("#")
     } - {"#2b2118"}  # (INK, a constant in art.js)
-    colours = dict(re.findall(r"(\d\d): \"(#[0-9a-f]{6})\"", source))
-    assert all(CARDS[low].partner == high for low, high in colours)  # the engine's pairs (R5)
-    assert {CARDS[pair[0]].pair_colour: colour for pair, colour in colours.items()} == PAIR_COLOURS
+    # art.js's paint of each pair, keyed by the engine's pair colour (1..4) or by the pair ("18"):
+    # either way its first digit's card has that colour.
+    block = re.search(r"PAIR_COLOURS = \{([^}]*)\}", source)
+    assert block is not None
+    paints = re.findall(r'(\d+): "(#[0-9a-f]{6})"', block[1])
+    assert {CARDS[key[0]].pair_colour: paint for key, paint in paints} == PAIR_COLOURS
     assert f'JOKER = "{JOKER}"' in source
     assert set(PICTURES) == set(re.findall(r'^  "?([a-z-]+)"?: \(\) =>', pictures, flags=re.M))
 
