@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, insert, or_, select, update
+from sqlalchemy import and_, case, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.engine import Connection
 
 from .tables import ActionRow, GameRow, NoticeRow, SeatRow
@@ -157,8 +157,8 @@ class BotClaim:
         return self.turn.missed + 1
 
 
-class SeatMovedError(Exception):
-    """A seat changed between the read of a batch of missed turns and their claim."""
+class _NotTakenError(Exception):
+    """A claim's deadline was taken first: its transaction is rolled back."""
 
 
 class TurnStore:
@@ -278,30 +278,38 @@ class TurnStore:
 
     def claim_for_bots(self, claims: Sequence[BotClaim], now: float) -> list[BotClaim]:
         """Take these deadlines and give each seat to its bot (:meth:`claim_timeout`'s
-        writes), all in one transaction: the claims taken (another process may have taken
-        some first: they are left out). :class:`SeatMovedError`, and nothing is written, when a
-        seat changed since :meth:`missed_turns` read it (claim them one by one then)."""
+        writes) in one transaction; answers the claims taken. One whose seat changed since
+        :meth:`missed_turns` read it, or whose deadline another process took, is left out; on
+        PostgreSQL two processes claiming together each take the seats the other has not
+        locked (``SKIP LOCKED``) instead of waiting for its transaction. Seats are locked
+        before games, as a move's write does, so that the two never wait for each other."""
+        wanted = {(c.turn.due.game_id, c.turn.seat, c.turn.missed): c for c in claims}
+        if not wanted:
+            return []
+        seats = (
+            select(SeatRow.game_id, SeatRow.seat, SeatRow.missed)
+            .where(
+                tuple_(SeatRow.game_id, SeatRow.seat, SeatRow.missed).in_(list(wanted)),
+                SeatRow.kind == "human",
+                SeatRow.standin.is_(False),
+            )
+            .order_by(SeatRow.game_id)
+            .with_for_update(skip_locked=True)
+        )
         taken: list[BotClaim] = []
         with self._writer, self.engine.begin() as connection:
-            for claim in claims:
-                due = claim.turn.due
-                if not connection.execute(_take_deadline(due, now)).rowcount:
+            for row in connection.execute(seats).all():
+                claim = wanted[(row[0], row[1], row[2])]
+                if not connection.execute(_take_deadline(claim.turn.due, now)).rowcount:
                     continue
-                seat = update(SeatRow).where(
-                    SeatRow.game_id == due.game_id,
-                    SeatRow.seat == claim.turn.seat,
-                    SeatRow.kind == "human",
-                    SeatRow.standin.is_(False),
-                    SeatRow.missed == claim.turn.missed,
-                )
+                seat = update(SeatRow).where(SeatRow.game_id == row[0], SeatRow.seat == row[1])
                 if claim.level is None:
                     seat = seat.values(missed=claim.missed, standin=True)
                 else:
                     seat = seat.values(
                         kind="bot", level=claim.level, missed=claim.missed, standin=False
                     )
-                if not connection.execute(seat).rowcount:
-                    raise SeatMovedError(f"seat {claim.turn.seat} of game {due.game_id} moved")
+                connection.execute(seat)
                 taken.append(claim)
         return taken
 
@@ -311,20 +319,27 @@ class TurnStore:
         """Take the turn's deadline that fell due (only while it is still that turn's) and
         give ``seat`` to a bot, in one transaction: a stand-in for this turn (``level`` None:
         the table's), or, with ``level``, the bot that keeps the seat until its person takes
-        it back. False when another process took it or the turn moved on."""
-        with self._writer, self.engine.begin() as connection:
-            if not connection.execute(_take_deadline(due, now)).rowcount:
-                return False
-            seats = update(SeatRow).where(
-                SeatRow.game_id == due.game_id, SeatRow.seat == seat, SeatRow.kind == "human"
-            )
-            if level is None:
-                connection.execute(seats.values(missed=missed, standin=True))
-            else:
-                connection.execute(
-                    seats.values(kind="bot", level=level, missed=missed, standin=False)
-                )
-            return True
+        it back. False when another process took it, the turn moved on or the seat is no
+        longer its person's. The seat is written before the game, as a move's write does."""
+        seats = update(SeatRow).where(
+            SeatRow.game_id == due.game_id,
+            SeatRow.seat == seat,
+            SeatRow.kind == "human",
+            SeatRow.standin.is_(False),
+        )
+        if level is None:
+            seats = seats.values(missed=missed, standin=True)
+        else:
+            seats = seats.values(kind="bot", level=level, missed=missed, standin=False)
+        try:
+            with self._writer, self.engine.begin() as connection:
+                if not connection.execute(seats).rowcount:
+                    return False
+                if not connection.execute(_take_deadline(due, now)).rowcount:
+                    raise _NotTakenError  # (the seat's write is rolled back)
+                return True
+        except _NotTakenError:
+            return False
 
     def claim_reminder(self, due: Due, notice: NoticeDue | None, now: float) -> bool:
         """Take the reminder that fell due (only while it is still that turn's, and its

@@ -273,7 +273,7 @@ class Deadlines:
             seen.update(due.game_id for due in fresh)
             try:
                 one_by_one = await self._claim_for_bots(fresh, now)
-            except Exception:  # (the database away, a seat that moved: one by one)
+            except Exception:  # (the database away, a write refused: one by one)
                 log.exception("cannot claim a batch of missed turns together")
                 one_by_one = fresh
             # (In another order than another process that reads the same rows: each fires
