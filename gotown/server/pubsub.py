@@ -35,6 +35,11 @@ class Notice:
     origin: str = ""  # the publishing process (its PubSub's id)
     #: For an "action": the action that made ``version`` (its JSON, as stored), else None.
     action: dict[str, Any] | None = None
+    #: The game's shared count of changes (:mod:`~gotown.server.redis_changes`) just before
+    #: this change and just after it, when no other change was counted in between (else None):
+    #: a process whose copy was checked at the first, and that applies this change, is checked
+    #: at the second (its heartbeat then asks the database nothing).
+    counts: tuple[int, int] | None = None
 
     def to_message(self) -> str:
         message: dict[str, Any] = {
@@ -45,18 +50,22 @@ class Notice:
         }
         if self.action is not None:
             message["action"] = self.action
+        if self.counts is not None:
+            message["counts"] = list(self.counts)
         return json.dumps(message)
 
     @classmethod
     def from_message(cls, message: str | bytes) -> Notice:
         data: dict[str, Any] = json.loads(message)
         action = data.get("action")
+        counts = data.get("counts")
         return cls(
             str(data["game_id"]),
             int(data["version"]),
             str(data["change"]),
             str(data.get("origin", "")),
             action if isinstance(action, dict) else None,
+            (int(counts[0]), int(counts[1])) if isinstance(counts, list) else None,
         )
 
 

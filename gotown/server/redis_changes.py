@@ -58,20 +58,22 @@ class ChangeCounts:
             with contextlib.suppress(Exception):
                 await self._redis.aclose()
 
-    async def mark(self, game_id: str) -> None:
-        """Count a change about to be written (never raises: an unwritten mark is retried)."""
+    async def mark(self, game_id: str) -> int | None:
+        """Count a change about to be written, and answer the count after it (None: not
+        counted; never raises: an unwritten mark is retried)."""
         if self._redis is None:
-            return
+            return None
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.incr(changes_key(game_id))
                 pipe.expire(changes_key(game_id), KEEP_SECONDS)
-                await pipe.execute()
+                count, _ = await pipe.execute()
         except Exception as exc:
             self._unwritten.add(game_id)
             self._failed(exc)
-            return
+            return None
         self._answered()
+        return int(count)
 
     async def read(self, game_id: str) -> int | None:
         """The game's count, or None when Redis does not answer (then check the database)."""

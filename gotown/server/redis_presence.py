@@ -185,6 +185,39 @@ class RedisPresence:
         self._answered()
         return snapshot_of(entries, now), int(count or 0)
 
+    async def beat_many(
+        self, beats: list[tuple[str, Mapping[str, int], str]]
+    ) -> list[tuple[Snapshot, int]]:
+        """:meth:`beat` for many games (game, connections, key of its count) in one round trip:
+        a process beats every game it holds sockets of, a few slices a heartbeat, not one round
+        trip per game (1,000 open games were 200 round trips a second per process)."""
+        now = time.time()
+        kept = math.ceil(self.keep + self.ttl) + 1
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for game_id, connections, also in beats:
+                    key = presence_key(game_id)
+                    if connections:
+                        pipe.zadd(key, {member(seat, c): now + self.ttl
+                                        for c, seat in connections.items()})  # fmt: skip
+                        pipe.zremrangebyscore(key, "-inf", now - self.keep)
+                        pipe.expire(key, kept)
+                    pipe.zrange(key, 0, -1, withscores=True)
+                    pipe.get(also)
+                answers = await pipe.execute()
+        except Exception as exc:
+            self._failed("beat with", exc)
+            raise PresenceUnavailableError(f"presence in Redis is unavailable: {exc}") from exc
+        self._answered()
+        results = []
+        at = 0
+        for _game_id, connections, _also in beats:
+            at += 3 if connections else 0
+            entries, count = answers[at], answers[at + 1]
+            at += 2
+            results.append((snapshot_of(entries, now), int(count or 0)))
+        return results
+
     # --- reading ------------------------------------------------------------------------------
 
     async def read(self, game_id: str) -> Snapshot:

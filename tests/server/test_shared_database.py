@@ -310,19 +310,20 @@ def test_an_action_on_a_version_played_after_the_check_is_accepted(
     with running(shared) as one, running(shared) as two:
         gid, tokens = new_game(one, ["human", "human"], seed=59)
         active = state(one, gid)["view"]["active"]
-        store = _service(one).store
-        stamp = store.stamp
+        changes = _service(one).registry.changes
+        read = changes.read
         raced: list[bool] = []
 
-        def check_then_two_moves(game_id: str) -> Any:
-            # One checks its copy (current then), and two moves right after.
-            found = stamp(game_id)
+        async def check_then_two_moves(game_id: str) -> Any:
+            # One checks its copy (current then: its count of changes has not moved), and two
+            # moves right after (its notice and its count lost).
+            found = await read(game_id)
             if not raced:
                 raced.append(True)
                 _service(two).store.append_action(gid, 0, active, {"type": "end-turn"})
             return found
 
-        monkeypatch.setattr(store, "stamp", check_then_two_moves)
+        monkeypatch.setattr(changes, "read", check_then_two_moves)
         # The next player saw version 1 (on two) and plays it on one.
         r = one.post(
             f"/api/games/{gid}/actions",
@@ -530,3 +531,67 @@ def test_a_beat_between_a_change_counted_and_its_write_still_finds_it(
         assert live.version == before  # and the notice was lost
         assert two.portal.call(registry.catch_up_if_changed, live) is True  # the next beat looks
         assert live.version == before + 1
+
+
+def test_copies_kept_current_by_their_own_changes_and_notices_ask_the_database_nothing(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes, a seat's socket on each, moves made on both: each process's own change,
+    and the other's whose notice it applied, keep its copy checked at the shared count of
+    changes, so that neither a request (state, action) nor a heartbeat reads the game's stamp
+    from the database (it took a query per request and per beat: two processes spent four
+    times the CPU of one an action)."""
+    shared = settings.with_(broadcast_url=REDIS_URL, presence_ttl=600)  # the test beats
+    with running(shared) as one, running(shared) as two:
+        gid, tokens = new_game(one, ["human", "human"], seed=61)
+        stamps: list[str] = []
+        for client in (one, two):
+            store = _service(client).store
+            real = store.stamp
+
+            def counted(game_id: str, real: Any = real) -> Any:
+                stamps.append(game_id)
+                return real(game_id)
+
+            monkeypatch.setattr(store, "stamp", counted)
+        with (
+            one.websocket_connect(f"/ws/games/{gid}") as a,
+            two.websocket_connect(f"/ws/games/{gid}") as b,
+        ):
+            a.send_json({"token": tokens[0]})
+            b.send_json({"token": tokens[1]})
+            first = _state_where(a)
+            _state_where(b)
+            for client in (one, two):  # (every copy checked once)
+                _beat(client, gid)
+            stamps.clear()
+            version, active = first["version"], first["view"]["active"]
+            for _ in range(6):
+                mover = one if active == 0 else two  # each seat plays on its own process
+                r = _end_turn(mover, gid, tokens[active], version)
+                assert r.status_code == 200, r.text
+                version += 1
+                for ws in (a, b):
+                    pushed = _state_where(ws, lambda st, v=version: st["version"] == v)
+                active = pushed["view"]["active"]
+                for client in (one, two):
+                    assert state(client, gid, tokens[0])["version"] == version
+            for client in (one, two):
+                _beat(client, gid)
+            assert stamps == []
+            # A change whose notice is lost is found at the next beat, with one query.
+            _lose_notices(monkeypatch, one)
+            mover = one if active == 0 else two
+            assert _end_turn(mover, gid, tokens[active], version).status_code == 200
+            for client in (one, two):
+                _beat(client, gid)
+            assert len(stamps) == (1 if mover is one else 0)  # (one missed the notice)
+            assert _service(two).registry.get(gid).version == version + 1  # type: ignore[union-attr]
+
+
+def _beat(client: TestClient, game_id: str) -> None:
+    """One heartbeat of the game on this process, now."""
+    presence: Any = _service(client).presence
+    live = _service(client).registry.get(game_id)
+    assert client.portal is not None and live is not None
+    client.portal.call(presence._beat, [(live, presence._of(live))])

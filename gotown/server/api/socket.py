@@ -288,7 +288,8 @@ class Connection:
                 await self.refuse(exc)
                 raise WebSocketDisconnect(4404, exc.message) from exc
             views = self.service.views
-            state = await views.state_for(live, self.seat, self.base, self.sent)
+            fresh = notice.change != "action"  # (an action changes no one's presence)
+            state = await views.state_for(live, self.seat, self.base, self.sent, presence=fresh)
             await self.send_state(state)
             metrics.update_sent(here, self.game_id, state.version, self.seat, id(self))
 

@@ -66,9 +66,10 @@ class Moves:
         deadline passed and the server ends it for the seat (one more turn missed)."""
         async with live.lock:
             reloaded = False
-            if self.registry.shared and (
-                catch_up or live.game is None or version > live.game.version
-            ):
+            if self.registry.shared and (live.game is None or version > live.game.version):
+                # (the client saw more than this copy: another process moved, read the database)
+                reloaded = await self.registry.catch_up(live, locked=True)
+            elif self.registry.shared and catch_up:  # (a change this process has not seen)
                 reloaded = await self.registry.catch_up_if_changed(live, locked=True)
             if check is not None:
                 check(live, reloaded)

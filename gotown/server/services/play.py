@@ -298,7 +298,8 @@ class Play:
     ) -> schemas.StateOut:
         """:meth:`play`, then the state after it, with the events from ``body.events_from``."""
         live, seat = await self.play(game_id, token, body)
-        return await self.views.state_for(live, seat, base_url, body.events_from)
+        # (The presence as last read: an action changes no one's.)
+        return await self.views.state_for(live, seat, base_url, body.events_from, presence=False)
 
     async def play(
         self, game_id: str, token: str | None, body: schemas.ActionIn

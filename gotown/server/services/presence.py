@@ -6,13 +6,14 @@ person's seat may be handed to a bot (not while they are connected, nor less tha
   holds one of its sockets, and away since its last socket closed here (or since the process
   started: ``time.monotonic()``).
 - ``redis://`` (:class:`SharedPresence`): the same across every process, through
-  :class:`~gotown.server.redis_presence.RedisPresence` (one sorted set per game, refreshed by each
-  process's heartbeat every ``presence_ttl / 3`` s, in one round trip with the game's count of
-  changes, :mod:`~gotown.server.redis_changes`). A seat is also connected while a socket of it
-  is open on another process, and away since the last one closed or expired anywhere (wall
-  clock). When Redis does not answer, the lobby keeps the last known flags and nobody hands a
-  person's seat to a bot (503 ``presence-unavailable``). The heartbeat also checks the game
-  against the database, so that a lost notice costs at most a beat.
+  :class:`~gotown.server.redis_presence.RedisPresence` (one sorted set per game, refreshed by
+  each process's heartbeat every ``presence_ttl / 3`` s with the game's count of changes,
+  :mod:`~gotown.server.redis_changes`, one round trip for :data:`BEAT_SLICE` games at a time).
+  A seat is also connected while a socket of it is open on another process, and away since the
+  last one closed or expired anywhere (wall clock). When Redis does not answer, the lobby keeps
+  the last known flags and nobody hands a person's seat to a bot (503 ``presence-unavailable``).
+  The heartbeat also checks the game against the database, so that a lost notice costs at most
+  a beat.
 
 A seat nobody saw is away since this process started: a process that just started gives absent
 people ``absent_seconds`` to come back. A seat just taken (joined, or taken back from a bot) is
@@ -40,6 +41,12 @@ from .registry import LiveGame, PerGame, Registry
 
 log = logging.getLogger("gotown.server")
 
+#: Games beaten in one round trip to Redis.
+BEAT_SLICE = 100
+#: Seconds a heartbeat gives a change it met under way to explain the count it read (its
+#: second mark, its notice) before it asks the database.
+NOTICE_GRACE = 0.05
+
 
 @dataclass
 class _Seats:
@@ -53,7 +60,6 @@ class _Seats:
     members: dict[str, int] = field(default_factory=dict)
     shared: Snapshot = field(default_factory=Snapshot)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    heartbeat: asyncio.Task[None] | None = None
 
 
 class LocalPresence:
@@ -74,7 +80,7 @@ class LocalPresence:
 
     def in_use(self, live: LiveGame) -> bool:
         seats = self._of(live)
-        return seats.sockets > 0 or (seats.heartbeat is not None and not seats.heartbeat.done())
+        return seats.sockets > 0
 
     def background_tasks(self) -> int:
         """Closings still being told to the other processes."""
@@ -99,6 +105,12 @@ class LocalPresence:
 
     async def read(self, live: LiveGame) -> None:
         """Read every process's presence (nothing to read here)."""
+
+    def is_kept(self, live: LiveGame) -> bool:
+        """Whether the presence known here is kept current without :meth:`read` (by the
+        sockets' openings and closings here, and the heartbeat's reads with several
+        processes)."""
+        return True
 
     async def refuse_if_present(self, live: LiveGame, seat: int) -> None:
         """409 while the person of this seat is connected, or left less than
@@ -150,9 +162,6 @@ class LocalPresence:
                 seats.away_since[seat] = time.monotonic()
         if seats.sockets == 0 and live.stored.status == "over":
             self.registry.forget(live)  # nobody watches a finished game: reloaded when asked
-        if seats.sockets == 0 and seats.heartbeat is not None:
-            seats.heartbeat.cancel()
-            seats.heartbeat = None
 
     def closed(self, live: LiveGame, seat: int | None, connection: str) -> asyncio.Task[None]:
         """The socket closed: this process's bookkeeping now, then in a task of its own (which
@@ -177,12 +186,7 @@ class LocalPresence:
             await self.registry.notify(live, "presence")
 
     async def stop_heartbeats(self) -> None:
-        heartbeats = [s.heartbeat for s in self._of.values() if s.heartbeat is not None]
-        for task in heartbeats:
-            task.cancel()
-        for task in heartbeats:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        """(No heartbeat with one process.)"""
 
     async def close(self) -> None:
         """After :meth:`stop_heartbeats`: wait (a little) for the closings being told."""
@@ -196,6 +200,7 @@ class SharedPresence(LocalPresence):
     def __init__(self, settings: Settings, registry: Registry) -> None:
         super().__init__(settings, registry)
         self._started_wall = time.time()
+        self._beater: asyncio.Task[None] | None = None
         self.store = RedisPresence(
             settings.broadcast_url,
             ttl=settings.presence_ttl,
@@ -211,6 +216,10 @@ class SharedPresence(LocalPresence):
         """Read every process's presence (on an outage the last known one stays)."""
         with contextlib.suppress(PresenceUnavailableError):
             self._of(live).shared = await self.store.read(live.id)
+
+    def is_kept(self, live: LiveGame) -> bool:
+        """Kept by the heartbeat (and the presence notices) while a socket of it is open here."""
+        return self._of(live).sockets > 0
 
     async def _refuse_if_connected_elsewhere(self, live: LiveGame, seat: int) -> None:
         """409 while connected on any process; 503 when that cannot be read."""
@@ -236,8 +245,8 @@ class SharedPresence(LocalPresence):
         seats = self._of(live)
         if seat is not None:
             seats.members[connection] = seat
-        if seats.heartbeat is None or seats.heartbeat.done():
-            seats.heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(live))
+        if self._beater is None or self._beater.done():
+            self._beater = asyncio.get_running_loop().create_task(self._beat_all())
         return connection
 
     async def tell_opened(self, live: LiveGame, seat: int | None, connection: str) -> None:
@@ -263,43 +272,75 @@ class SharedPresence(LocalPresence):
                 await self.store.end(live.id, seat, connection)
         await super()._tell_closed(live, seat, connection, written)
 
-    async def _heartbeat(self, live: LiveGame) -> None:
-        """While this process holds sockets of the game: keep its seats' connections open in
-        Redis, and tell its sockets when presence changed without a notice (a connection of a
-        process that died has expired), or when the game changed in the database without one
-        reaching this process (a lost notice)."""
-        seats = self._of(live)
-        last = seats.shared.connected
-        # The first beat at a random point of the interval: games whose sockets opened together
-        # (a restart, a benchmark) would otherwise all beat at once, and wait on Redis's pool.
-        wait = random.uniform(0.0, self.store.interval)
-        while seats.sockets > 0 and not self.registry.closing:
-            await asyncio.sleep(wait)
-            wait = self.store.interval
-            snapshot: Snapshot | None = None
-            count: int | None = None  # (unknown: the database is asked)
-            try:
-                # One round trip: presence written and read, and the count of changes.
-                async with seats.lock:
-                    members = dict(seats.members)
-                    snapshot, count = await self.store.beat(live.id, members, changes_key(live.id))
-            except PresenceUnavailableError:
-                pass  # logged by RedisPresence; try again at the next beat
-            except Exception:  # pragma: no cover - a bug must not stop the heartbeat
-                log.exception("presence heartbeat failed for game %s", live.id)
+    async def _beat_all(self) -> None:
+        """The heartbeat of every game this process holds sockets of, every ``presence_ttl /
+        3`` s: their connections kept open in Redis, every process's presence read, and the
+        games' counts of changes, in one round trip for each slice of :data:`BEAT_SLICE`
+        games, the slices spread over the interval. Then each game's sockets are told when
+        presence changed without a notice (a connection of a process that died has expired),
+        and a game is checked against the database when its count moved without this process
+        knowing why (a lost notice). Ends when no socket is open here."""
+        interval = self.store.interval
+        # The first round at a random point of the interval: processes started together (a
+        # restart, a benchmark) beat apart.
+        await asyncio.sleep(random.uniform(0.0, interval))
+        while not self.registry.closing:
+            games = [(live, seats) for live, seats in self._of.items() if seats.sockets > 0]
+            if not games:
+                return
+            slices = [games[i : i + BEAT_SLICE] for i in range(0, len(games), BEAT_SLICE)]
+            pause = interval / len(slices)
+            for part in slices:
+                began = time.monotonic()
+                try:
+                    await self._beat(part)
+                except Exception:  # pragma: no cover - a bug must not stop the heartbeat
+                    log.exception("the presence heartbeat failed")
+                await asyncio.sleep(max(0.0, pause - (time.monotonic() - began)))
+
+    async def _beat(self, part: list[tuple[LiveGame, _Seats]]) -> None:
+        results: list[tuple[Snapshot, int] | None] = [None] * len(part)
+        async with contextlib.AsyncExitStack() as locks:
+            for _live, seats in part:  # (a closing socket cannot be opened again meanwhile)
+                await locks.enter_async_context(seats.lock)
+            beats = [(live.id, dict(seats.members), changes_key(live.id)) for live, seats in part]
+            with contextlib.suppress(PresenceUnavailableError):  # (logged; the next beat tries)
+                results = list(await self.store.beat_many(beats))
+        moved: list[tuple[LiveGame, int | None, int | None]] = []
+        for (live, seats), result in zip(part, results, strict=True):
+            snapshot, count = (None, None) if result is None else result
+            if count is None or count != live.checked:
+                moved.append((live, count, live.checked))
+            if snapshot is None:
+                continue
+            last, seats.shared = seats.shared.connected, snapshot
+            if snapshot.connected != last:
+                pubsub = self.registry.pubsub
+                pubsub.deliver_locally(Notice(live.id, live.version, "presence", pubsub.id))
+        if not moved:
+            return
+        # A count read in the middle of a change (between its two marks, or before its notice
+        # arrived) is explained a moment later by the change or its notice: only what is still
+        # not is looked for in the database (else every beat that met a move read the game's
+        # stamp, and reloaded it).
+        await asyncio.sleep(NOTICE_GRACE)
+        for live, count, was in moved:
+            now = live.checked
+            if count is not None and was is not None and now is not None and was < count <= now:
+                continue
             try:
                 await self.registry.catch_up_at(live, count)
             except DomainError:
                 pass  # the game is gone, or the database does not answer (logged)
             except Exception:  # a bug must not stop the heartbeat: try again at the next beat
                 log.exception("cannot check game %s against the database", live.id)
-            if snapshot is None:
-                continue
-            seats.shared = snapshot
-            if snapshot.connected != last:
-                last = snapshot.connected
-                pubsub = self.registry.pubsub
-                pubsub.deliver_locally(Notice(live.id, live.version, "presence", pubsub.id))
+
+    async def stop_heartbeats(self) -> None:
+        beater, self._beater = self._beater, None
+        if beater is not None:
+            beater.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await beater
 
     async def close(self) -> None:
         await super().close()

@@ -7,15 +7,17 @@ says so through :attr:`Registry.in_use`) is dropped, and loaded again when it is
 as after a restart. A finished game also leaves as soon as its last socket closes.
 
 With ``redis://`` several processes share the database, so a game held in memory may be behind
-it. Every request first compares the game's stamp (:meth:`Store.stamp`: one small query) with
-the database's and reloads the game when they differ; a process holding sockets of a game does so
-at a presence heartbeat too, when the shared count of the game's changes
-(:mod:`~gotown.server.redis_changes`: one Redis read) moved since it last checked: an idle
-game costs no query. Notices only make this quicker: one that is lost costs nothing
-but time. A notice of an action carries the action: a process whose copy is one version behind
-applies it (:meth:`Registry.refresh`) instead of loading the game and replaying every action
-(:attr:`Registry.replays` counts those). With ``memory://`` there is one process, whose memory is
-always current.
+it. Every request first reads the shared count of the game's changes
+(:mod:`~gotown.server.redis_changes`: one Redis read) and, when it moved since this process
+last checked the game, compares the game's stamp (:meth:`Store.stamp`: one small query) with
+the database's and reloads the game when they differ; a process holding sockets of a game does
+the same at each presence heartbeat. A process's own change, and another's whose notice it
+applied, keep its copy checked at the count after it (the notice carries the counts): only a
+change this process has not seen costs a query, and an idle game none. Notices only make this
+quicker: one that is lost costs nothing but time. A notice of an action carries the action: a
+process whose copy is one version behind applies it (:meth:`Registry.refresh`) instead of
+loading the game and replaying every action (:attr:`Registry.replays` counts those). With
+``memory://`` there is one process, whose memory is always current.
 
 A store call whose database does not answer (down, unreachable, connection lost, every pooled
 connection busy) is :class:`~gotown.server.errors.UnavailableError` (503 ``storage-unavailable``).
@@ -95,6 +97,8 @@ class LiveGame:
     #: The shared count of the game's changes when this copy was last checked against the
     #: database (:mod:`~gotown.server.redis_changes`; None: not yet).
     checked: int | None = None
+    #: The counts just before and just after this process's last change, for its notice.
+    counts: tuple[int, int] | None = None
 
     @property
     def id(self) -> str:
@@ -228,11 +232,20 @@ class Registry:
         other processes look. Before: a process that dies between its write and its notice has
         moved the count. After: a heartbeat that read the first count while the write was not
         yet committed found nothing and kept that count; the second one makes it look again."""
-        await self.changes.mark(game_id)
+        before = await self.changes.mark(game_id)
         try:
             return await self.db(fn, *args)
         finally:
-            await self.changes.mark(game_id)
+            after = await self.changes.mark(game_id)
+            live = self._games.get(game_id)
+            if live is not None:
+                # Counted twice and nothing else in between: the change is this one alone, so
+                # a copy checked just before it is checked after it (the caller makes the copy
+                # current before anything else runs), here and where its notice is applied.
+                alone = before is not None and after == before + 1
+                live.counts = (before - 1, after) if alone else None  # type: ignore[operator]
+                if alone and live.checked == before - 1:  # type: ignore[operator]
+                    live.checked = after
 
     async def live(self, game_id: str) -> LiveGame:
         """The game held in memory, loaded first if it is not (see :meth:`current`)."""
@@ -252,8 +265,10 @@ class Registry:
         try:
             live = self._games.get(game_id)
             if live is None:
+                # (the count read first: the record loaded after it holds what it counts)
+                count = await self.changes.read(game_id) if self.shared else None
                 stored, game = await self._load(game_id)
-                live = self._games[game_id] = LiveGame(stored=stored, game=game)
+                live = self._games[game_id] = LiveGame(stored=stored, game=game, checked=count)
             return live
         finally:
             self._loading.pop(game_id, None)  # (loaded: held in _games from now on)
@@ -266,7 +281,7 @@ class Registry:
         else:
             live.used = time.monotonic()
             if self.shared:
-                await self.catch_up(live)
+                await self.catch_up_if_changed(live)
         if live.is_full_lobby and self.on_full_lobby is not None:
             # Its last seat was filled, but the start could not be stored then.
             async with live.lock:
@@ -306,18 +321,18 @@ class Registry:
         self.pubsub.deliver_locally(Notice(live.id, live.version, change, self.pubsub.id))
         return True
 
-    async def catch_up_if_changed(self, live: LiveGame) -> bool:
+    async def catch_up_if_changed(self, live: LiveGame, *, locked: bool = False) -> bool:
         """:meth:`catch_up` unless the shared count of the game's changes is still the one it
         was checked at (then no query: an idle game costs none); as :meth:`catch_up` when the
-        count is unknown (Redis does not answer)."""
-        return await self.catch_up_at(live, await self.changes.read(live.id))
+        count is unknown (Redis does not answer). ``locked``: the caller holds the lock."""
+        return await self.catch_up_at(live, await self.changes.read(live.id), locked=locked)
 
-    async def catch_up_at(self, live: LiveGame, count: int | None) -> bool:
+    async def catch_up_at(self, live: LiveGame, count: int | None, *, locked: bool = False) -> bool:
         """:meth:`catch_up_if_changed` with the count already read (before this call: a change
         after the read moves it again); None: unknown."""
         if count is not None and count == live.checked:
             return False
-        changed = await self.catch_up(live)
+        changed = await self.catch_up(live, locked=locked)
         live.checked = count
         return changed
 
@@ -338,10 +353,12 @@ class Registry:
         live = self._games.get(notice.game_id)
         if live is not None and (notice.version > live.version or notice.change == "lobby"):
             async with live.lock:
-                if notice.change == "action" and self._apply(live, notice):
-                    return
-                if notice.version > live.version or notice.change == "lobby":
+                applied = notice.change == "action" and self._apply(live, notice)
+                if not applied and (notice.version > live.version or notice.change == "lobby"):
                     await self.reload(live)
+                counts = notice.counts
+                if counts is not None and live.checked == counts[0]:
+                    live.checked = counts[1]  # (this change alone since the copy was checked)
 
     def _apply(self, live: LiveGame, notice: Notice) -> bool:
         """Apply the notice's action to ``live`` when it is the next one (the caller holds the
@@ -366,7 +383,8 @@ class Registry:
     async def notify(self, live: LiveGame, change: str) -> None:
         actions = live.stored.actions
         action = actions[-1] if change == "action" and actions else None
-        notice = Notice(live.id, live.version, change, self.pubsub.id, action)
+        counts, live.counts = live.counts, None
+        notice = Notice(live.id, live.version, change, self.pubsub.id, action, counts)
         try:
             await self.pubsub.publish(notice)
         except Exception:  # a lost notice must not lose the action: clients also poll on reconnect

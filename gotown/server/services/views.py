@@ -254,14 +254,19 @@ class Views:
         seat: int | None,
         base_url: str,
         events_from: int = 0,
+        *,
+        presence: bool = True,
     ) -> schemas.StateOut:
         """The state for ``seat`` (None: a spectator), its view's events from index
         ``events_from`` on (at least 0), with the presence of every process read first. An
         ``events_from`` beyond the game's events is answered with every event, from 0: a
         client that holds what the game never had (a socket whose game was reloaded behind
         what it was sent, a client's mistake) starts again whole rather than be refused, which
-        is also what the schema says (it cannot know a game's count)."""
-        await self.presence.read(live)
+        is also what the schema says (it cannot know a game's count). ``presence``: read every
+        process's presence first (else as last read: a push after an action, which changes no
+        one's presence; with several processes, a Redis read less per socket and action)."""
+        if presence or not self.presence.is_kept(live):
+            await self.presence.read(live)
         game = live.game
         if events_from > (0 if game is None else game.event_count):
             events_from = 0
