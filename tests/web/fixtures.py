@@ -117,6 +117,18 @@ def get(server_url: str, path: str, token: str | None = None) -> Any:
         return json.load(response)
 
 
+def long_press(page: Page, selector: str, hold_ms: int = 800) -> None:
+    """A finger held on the element (CDP touch events, as a phone sends them)."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None
+    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    page.wait_for_timeout(hold_ms)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
 def version(page: Page) -> int:
     return int(page.evaluate("document.body.dataset.version || '-1'"))
 

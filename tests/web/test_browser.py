@@ -610,8 +610,9 @@ def test_a_greyed_card_says_what_it_does_and_two_numbers_their_sum(
     # A move aimed at the player is said by its notice (an alert), not twice; the end of
     # the game and an extra turn are said, other turn headers not.
     heard = page.evaluate(
-        """() => { const table = gotown.table(); table.heard = 0; table.heardStatus = "same";
-          table.announce([{ text: "aimed", aimed: true }, { text: "plain" },
+        """() => { const screen = gotown.table().screen;
+          screen.heard = 0; screen.heardStatus = "same";
+          screen.announce([{ text: "aimed", aimed: true }, { text: "plain" },
             { cls: "turn", text: "header" }, { cls: "turn", say: true, text: "won" }], "same");
           return document.getElementById("announce").textContent; }"""
     )

@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page
 from .fixtures import (
     LAPTOP,
     get,
+    long_press,
     phone,
     post,
     shot,
@@ -510,18 +511,6 @@ def test_at_the_end_of_a_real_game_every_seat_and_watcher_sees_the_other_hands(
     context.close()
 
 
-def _long_press(page: Page, selector: str, hold_ms: int = 800) -> None:
-    """A finger held on the element (CDP touch events, as a phone sends them)."""
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None
-    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
-    page.wait_for_timeout(hold_ms)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    cdp.detach()
-
-
 def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
     browser: Browser, server_url: str
 ) -> None:
@@ -536,7 +525,7 @@ def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
     page.wait_for_selector("#status.mine")
     before = version(page)
     dog = '#hand .card[data-card="dog"]'
-    _long_press(page, dog)
+    long_press(page, dog)
     page.wait_for_selector("#card-info")
     info = page.text_content("#card-info") or ""
     assert en["card_dog"] in info and en["use_dog"] in info and "(R12)" in info
@@ -549,7 +538,7 @@ def test_a_long_press_on_a_card_says_what_it_does_without_playing_it(
     box = page.locator("#card-info").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     number = '#hand .card[data-card="3"]'
-    _long_press(page, number)
+    long_press(page, number)
     page.wait_for_function(
         "document.querySelector('#card-info')?.dataset.card === '3'"
     )  # (the dog's bubble went: one at a time)

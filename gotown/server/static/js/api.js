@@ -81,18 +81,23 @@ export const tokens = {
    opened at (127.0.0.1 opens on no other device). */
 export const seatUrl = (lobby, token) => lobby.watch_url.replace(/\/w\/[^/]*$/, "/g/" + lobby.game_id) + "#t=" + token;
 
-/* The server's facts the page offers (/api/meta): bot levels, the R23 options and what a joker
-   stands for (R5). The page states none of them itself: without the server it offers none. */
+/* The server's facts (/api/meta): the languages, bot levels, the R23 options, and the rules'
+   card facts (facts.js: the card table, each action type's, what a joker stands for). The
+   page states none of them itself: without the server it offers none. */
 export async function loadMeta() {
   /* (The server's ceilings on a turn limit until it says them.) */
-  const meta = { levels: [], options: {}, jokerValues: {}, turnLimitMax: 10000, turnLimitNone: 10000, paces: [], botRatings: {} };
+  const meta = { languages: [], levels: [], options: {}, cards: [], actions: {}, jokerValues: {}, turnLimitMax: 10000,
+    turnLimitNone: 10000, paces: [], botRatings: {} };
   try {
     const early = take("meta");  // (asked for by boot.js as the page loaded)
     const got = early ? await early.then((res) => (res.ok ? res.json() : api("GET", "/api/meta")), () => api("GET", "/api/meta"))
       : await api("GET", "/api/meta");
+    meta.languages = got.languages || [];
     meta.levels = got.bot_levels;
     meta.paces = Array.isArray(got.paces) ? got.paces : [];
     setServerNow(got.now);
+    meta.cards = got.cards || [];
+    meta.actions = got.actions || {};
     meta.jokerValues = got.joker_values || {};
     meta.botRatings = got.bot_ratings || {};  // (each level's [mu, sigma], on the people's scale)
     for (const [key, o] of Object.entries(got.options || {})) {

@@ -1,16 +1,16 @@
 /* Our own card art, drawn as SVG: one visual family (the same stroke, palette and flat
    colours). A floor card shows its number large in the middle and small in two corners, on the
-   colour of its nine-pair (1/8, 2/7, 3/6, 4/5), over a row of windows (a storey of a building);
-   each special card a pictogram a child recognises at 40 px wide. Colour is never the only
-   cue: the number, or the picture, says it too. */
+   colour of its nine-pair (the card table's pair colour), over a row of windows (a storey of a
+   building); each special card a pictogram a child recognises at 40 px wide. Colour is never
+   the only cue: the number, or the picture, says it too. */
 import { s } from "./dom.js";
+import { isJoker, pairColourOf } from "./facts.js";
 
 const INK = "#2b2118";
 const STROKE = { stroke: INK, "stroke-width": 2.5, "stroke-linejoin": "round", "stroke-linecap": "round" };
-export const PAIR_COLOURS = { 18: "#c0392b", 27: "#1e6fb8", 36: "#1f7a3a", 45: "#7b3fa0" };
+/* Each pair colour's paint (the engine numbers them 1 to 4). */
+const PAIR_COLOURS = { 1: "#c0392b", 2: "#1e6fb8", 3: "#1f7a3a", 4: "#7b3fa0" };
 const JOKER = "#8a6d00";
-
-const pairOf = (n) => Math.min(n, 9 - n) * 10 + (9 - Math.min(n, 9 - n));
 
 /* The pictograms, in a 48×48 box. */
 const PICTURES = {
@@ -94,8 +94,8 @@ const underline = (code, x1, x2, y, width) => (UPSIDE_DOWN_TWINS.includes(code)
 
 /* A floor card's face (a joker's with `value`, what it stands for in a floor). */
 export function numberFace(code, value = null) {
-  const joker = code === "?";
-  const fill = joker ? JOKER : PAIR_COLOURS[pairOf(Number(code))];
+  const joker = isJoker(code);
+  const fill = joker ? JOKER : PAIR_COLOURS[pairColourOf(code)] ?? INK;
   const windows = [10, 22.5, 35].map((x) => s("rect", { x, y: 55, width: 9, height: 9, rx: 1, fill: "#ffe08a", stroke: INK, "stroke-width": 1.5 }));
   return s("svg", { viewBox: "0 0 54 84", class: "face", "aria-hidden": "true", focusable: "false", preserveAspectRatio: "xMidYMid meet" },
     s("rect", { x: 1.5, y: 1.5, width: 51, height: 81, rx: 6, fill, stroke: INK, "stroke-width": 2 }),

@@ -1,15 +1,30 @@
-/* The page's words in the reader's language (static/i18n/<lang>.json), English as fallback.
+/* The page's words in the reader's language (static/i18n/<lang>.json), English as fallback,
+   in the languages the server says (/api/meta).
 
-   The loaded catalogue is the one piece of state this module keeps (private to it): every
-   other module asks `t()`. */
-import { $, store } from "./dom.js";
+   The loaded catalogue and the languages are the state this module keeps (private to it):
+   every other module asks `t()` and `languages()`. */
+import { $, h, store } from "./dom.js";
 import { take } from "./boot.js";
 
-export const LANGS = ["en", "fr", "es", "it", "de", "nl", "cs", "pl"];
-
-const current = { strings: {}, fallback: {}, lang: "en", plurals: null, request: 0 };
+const current = { strings: {}, fallback: {}, lang: "en", plurals: null, request: 0, languages: ["en"] };
 
 export const lang = () => current.lang;
+
+/* The languages the page may speak (English always), each a choice of the page's menu. */
+export const languages = () => current.languages;
+
+export function useLanguages(codes) {
+  current.languages = codes && codes.length ? [...codes] : ["en"];
+  $("#lang").replaceChildren(...current.languages.map((code) => h("option", { value: code }, languageName(code))));
+}
+
+/* A language's name in itself ("Français"), as a menu names it (a capital first). */
+export function languageName(code) {
+  try {
+    const name = new Intl.DisplayNames([code], { type: "language" }).of(code);
+    return name.charAt(0).toLocaleUpperCase(code) + name.slice(1);
+  } catch (e) { return code.toUpperCase(); }
+}
 
 /* A message with a {count} may have a form per plural category of the language (CLDR, as
    Intl.PluralRules names them): "key#one", "key#few", "key#many"; the plain key is the
@@ -29,7 +44,7 @@ export const has = (key) => current.strings[key] !== undefined || current.fallba
 /* Load a language and relabel the page's frame (top bar, skip link). When two loads overlap,
    the latest request wins. */
 export async function loadLang(code) {
-  if (!LANGS.includes(code)) code = "en";
+  if (!current.languages.includes(code)) code = "en";
   const mine = ++current.request;
   const early = take("en");  // (asked for by boot.js as the page loaded: always needed)
   const url = (c) => new URL("../i18n/" + c + ".json", import.meta.url);  // (beside the modules)
@@ -53,7 +68,7 @@ export async function loadLang(code) {
 /* The language the reader chose on this device, if any. */
 export function chosenLang() {
   const saved = store.get("lang");
-  return LANGS.includes(saved) ? saved : null;
+  return current.languages.includes(saved) ? saved : null;
 }
 
 export function chooseLang(code) {
@@ -68,7 +83,7 @@ export function initialLang() {
   const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
   for (const tag of wanted) {
     const code = String(tag).split("-")[0].toLowerCase();  // ("csb" is not "cs")
-    if (LANGS.includes(code)) return code;
+    if (current.languages.includes(code)) return code;
   }
   return "en";
 }

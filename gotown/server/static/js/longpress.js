@@ -2,7 +2,8 @@
    rule, and the press plays nothing (the tap that would follow it is swallowed). A mouse
    has the card's title on hover instead. The bubble goes at the next touch, or by itself. */
 import { $, h } from "./dom.js";
-import { cardName, isNumber, ruleOf, useOf } from "./cards.js";
+import { cardName, useOf } from "./cards.js";
+import { isNumber, rulesOf } from "./facts.js";
 
 const HOLD_MS = 450;  // (a tap is shorter; Chrome's own long press, with its menu, longer)
 const SLOP_PX = 10;  // a finger that moves further scrolls, it does not press
@@ -23,7 +24,7 @@ export function showCardInfo(anchor, code, options = {}) {
   const el = h("div", { id: "card-info", role: "status", "data-card": code },
     h("strong", { class: "card-info-name" }, name),
     // (The rule as errors cite it: "(R12)".)
-    h("span", { class: "card-info-use" }, useOf(code, options) + " (" + ruleOf(code) + ")"));
+    h("span", { class: "card-info-use" }, useOf(code, options) + " (" + rulesOf(code) + ")"));
   document.body.append(el);
   const card = anchor.getBoundingClientRect(), box = el.getBoundingClientRect();
   const left = Math.max(8, Math.min(window.innerWidth - box.width - 8, card.left + card.width / 2 - box.width / 2));

@@ -1,11 +1,12 @@
 /* GoTown's web table: ES modules, no build step. Every piece of game data shown comes from the
    server's per-seat view. This module routes the address to a page and starts the page. */
 import { $, h } from "./dom.js";
-import { chooseLang, errorText, initialLang, loadLang, t } from "./i18n.js";
+import { chooseLang, errorText, initialLang, loadLang, t, useLanguages } from "./i18n.js";
 import { loadMeta } from "./api.js";
 import { clearNotices, toast } from "./notices.js";
 import { eventLines } from "./words.js";
-import { cardEl, useJokerValues, useText } from "./cards.js";
+import { cardEl, useText } from "./cards.js";
+import { useFacts } from "./facts.js";
 import { listenLongPress } from "./longpress.js";
 import { renderHome } from "./pages/home.js";
 import { renderJoin } from "./pages/join.js";
@@ -33,7 +34,6 @@ function parseRoute() {
 /* The running page: the meta, the open table (if any) and the home form's draft live here,
    in one object made once at start. */
 function start(meta) {
-  useJokerValues(meta.jokerValues);
   const app = $("#app");
   const ctx = { meta, drafts: {}, table: null };
   ctx.navigate = (path, replace = false) => {
@@ -76,6 +76,10 @@ function start(meta) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("#toast").addEventListener("click", clearNotices);
-  const [meta] = await Promise.all([loadMeta(), loadLang(initialLang())]);
+  // (The server's facts first: they say the languages, and what the cards are.)
+  const meta = await loadMeta();
+  useFacts(meta);
+  useLanguages(meta.languages);
+  await loadLang(initialLang());
   start(meta);
 });

@@ -5,10 +5,12 @@
    player who plays twice. */
 import { h, plain, s } from "./dom.js";
 import { t } from "./i18n.js";
-import { backCard, floorValues, miniCard } from "./cards.js";
+import { backCard, miniCard } from "./cards.js";
+import { floorValues, isJoker } from "./facts.js";
 import { pictogram } from "./art.js";
 import { levelName, seatName } from "./words.js";
 import { clockEl } from "./clock.js";
+import { handoverLeft } from "./table-model.js";
 
 /* The seats whose towers are highest (none while every tower is empty). */
 export function leaders(towers) {
@@ -19,7 +21,7 @@ export function leaders(towers) {
 function floorEl(floor, i, top, fresh) {
   const { cards, dogs, values } = floorValues(floor);
   // Read as one sentence ("Floor 2: 1 + Joker worth 8, Guard dog"), not card by card.
-  const said = t("floor_n", { n: i + 1 }) + ": " + cards.map((c, k) => (c === "?" ? t("joker_value", { n: values[k] }) : c)).join(" + ")
+  const said = t("floor_n", { n: i + 1 }) + ": " + cards.map((c, k) => (isJoker(c) ? t("joker_value", { n: values[k] }) : c)).join(" + ")
     + (dogs ? ", " + plain(t("card_dog")) + (dogs > 1 ? " ×" + dogs : "") : "");
   return h("div", { class: "floor" + (top ? " top" : "") + (fresh ? " new" : ""), "data-floor": i, role: "listitem" },
     h("span", { class: "sr-only" }, said),
@@ -55,9 +57,17 @@ function shownHand(v, seat, me) {
     ...cards.map((c) => { const m = miniCard(c, "?"); m.setAttribute("role", "listitem"); m.setAttribute("aria-label", m.title); return m; }));
 }
 
-/* One seat's box. `ui` gives the seat's away countdown text and the hand-over action. */
-export function seatBox(seat, st, ui) {
-  const v = st.view, lobby = st.lobby, me = st.seat;
+/* What an away seat's badge says: the countdown to when another seat may give it to a bot. */
+export function awayText(model, seat) {
+  const left = handoverLeft(model, seat);
+  const me = model.state && model.state.seat;
+  return left > 0 && me !== null && me !== seat ? t("away_bot_in", { n: left }) : t("away");
+}
+
+/* One seat's box at the table `model` (table-model.js). */
+export function seatBox(seat, model) {
+  const st = model.state, v = st.view, lobby = st.lobby, me = st.seat;
+  const past = model.mode === "replay";
   const info = lobby.seats[seat];
   const away = info.kind === "human" && !info.connected;
   const lead = leaders(v.towers).includes(seat);
@@ -81,13 +91,13 @@ export function seatBox(seat, st, ui) {
       info.kind === "bot" && info.name && !v.over ? h("span", { class: "badge standin", "data-standin-seat": seat }, t("bot_stands_in", { level: levelName(info.level) })) : null,
       // A turn-based table: the time left to this seat's turn, a bot playing a turn whose time
       // ran out (the strip says so to its own seat), the turns it missed in a row.
-      playing && lobby.deadline && !ui.replay ? clockEl(lobby.deadline, { short: true, pace: lobby.pace, cls: "seat-clock" }) : null,
+      playing && lobby.deadline && !past ? clockEl(lobby.deadline, { short: true, pace: lobby.pace, cls: "seat-clock" }) : null,
       info.standin && !v.over && seat !== me ? h("span", { class: "badge standin", "data-standin-for": seat }, t("standin_for", { name })) : null,
       info.missed && !v.over ? h("span", { class: "missed", "data-missed-seat": seat }, t("missed_turns", { n: info.missed })) : null,
-      away ? h("span", { class: "away", "data-away-seat": v.over ? null : seat }, v.over ? t("away") : ui.awayText(seat)) : null),
+      away ? h("span", { class: "away", "data-away-seat": v.over ? null : seat }, v.over ? t("away") : awayText(model, seat)) : null),
     beside,
-    buildingEl(v.towers[seat], ui.prevFloors[seat] ?? v.towers[seat].length, v.options.win_floors),
+    buildingEl(v.towers[seat], model.prevFloors[seat] ?? v.towers[seat].length, v.options.win_floors),
     shownHand(v, seat, me),
-    me !== null && seat !== me && away && !v.over && !ui.replay
-      ? h("button", { class: "fill-bot", "data-bot-seat": seat, disabled: ui.handoverLeft(seat) > 0, onclick: () => ui.handToBot(seat) }, t("give_to_bot")) : null);
+    me !== null && seat !== me && away && !v.over && model.on.handToBot
+      ? h("button", { class: "fill-bot", "data-bot-seat": seat, disabled: handoverLeft(model, seat) > 0, onclick: () => model.on.handToBot(seat) }, t("give_to_bot")) : null);
 }

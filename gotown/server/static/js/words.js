@@ -1,7 +1,8 @@
 /* The game in sentences: seat names, the log's lines, the action buttons, how a game ended. */
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardLabel, jokerValue } from "./cards.js";
+import { cardLabel } from "./cards.js";
+import { isJoker, jokerValue } from "./facts.js";
 import { paceText } from "./clock.js";
 
 /* A bot level's name: a trained policy the server offers (`ppo:NAME`) by its name. */
@@ -25,7 +26,7 @@ export function seatLabel(lobby, seat) {
 }
 
 function buildLabels(cards) {
-  const label = (c, other) => (c === "?" && other !== "?" ? cardLabel("?") + " (" + jokerValue(other) + ")" : cardLabel(c));
+  const label = (c, other) => (isJoker(c) && !isJoker(other) ? cardLabel(c) + " (" + jokerValue(other) + ")" : cardLabel(c));
   return { a: label(cards[0], cards[1]), b: label(cards[1], cards[0]) };
 }
 
@@ -144,21 +145,4 @@ export function optionsSummary(options, lobby, meta) {
   if ("turn_limit" in o) rows.push([t("opt_turn_limit"), chosenLimit(o, meta) ? String(o.turn_limit) : t("opt_turn_limit_none")]);
   return h("details", { class: "game-options", id: "game-options" }, h("summary", {}, t("options")),
     h("dl", {}, ...rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
-}
-
-/* The cards of the hand an action plays. */
-export function usesOf(a) {
-  switch (a.type) {
-    case "build": return [...a.cards];
-    case "steal": return [a.card];
-    case "end-turn": return [];
-    default: return [a.type];
-  }
-}
-
-/* Whether the multiset `big` holds every card of `small`. */
-export function contains(big, small) {
-  const rest = [...big];
-  for (const c of small) { const k = rest.indexOf(c); if (k < 0) return false; rest.splice(k, 1); }
-  return true;
 }

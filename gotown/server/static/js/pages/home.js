@@ -2,8 +2,8 @@
    bot), "Play with friends" (a table for 2, 3 or 4 and its pace, live or a time per turn,
    chosen in the same tap, its invitation shown at once), the full form (seats, levels, R23
    options), folded; and this device's panels: "Use on another device", notifications. */
-import { $, h, store } from "../dom.js";
-import { LANGS, chooseLang, errorText, lang, t } from "../i18n.js";
+import { h, store } from "../dom.js";
+import { chooseLang, errorText, lang, languageName, languages, t } from "../i18n.js";
 import { api, asPlayer, keyAuth, tokens } from "../api.js";
 import { paceText } from "../clock.js";
 import { myGamesPanel } from "./games.js";
@@ -46,9 +46,8 @@ export function renderHome(app, ctx) {
   const name = h("input", { id: "name", required: true, maxlength: 24, autocomplete: "nickname" });
   name.value = store.get("name") || "";
   requireName(name);
-  // Each language by its own name, as in the page's menu at the top (its options).
-  const names = Object.fromEntries([...$("#lang").options].map((o) => [o.value, o.textContent]));
-  const gameLang = h("select", { id: "game-lang", "aria-describedby": "game-lang-help" }, ...LANGS.map((l) => h("option", { value: l }, names[l] || l.toUpperCase())));
+  // Each language by its own name, as in the page's menu at the top.
+  const gameLang = h("select", { id: "game-lang", "aria-describedby": "game-lang-help" }, ...languages().map((l) => h("option", { value: l }, languageName(l))));
   gameLang.value = lang();
   gameLang.addEventListener("change", () => chooseLang(gameLang.value).then(ctx.refresh));
   const short = h("input", { type: "checkbox", id: "opt-short" });

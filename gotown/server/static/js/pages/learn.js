@@ -6,23 +6,24 @@
 import { h, store } from "../dom.js";
 import { errorText, lang, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
-import { useText } from "../cards.js";
 import { clearNotices, toast } from "../notices.js";
 import { fitTable } from "../fit.js";
-import { usesOf } from "../words.js";
-import { listenTargets, markTargets } from "../targets.js";
+import { cardsPlayed } from "../facts.js";
+import { listenTargets, markTargets, pickHandlers } from "../targets.js";
+import { handIndices, tableModel } from "../table-model.js";
 import { drawGame } from "./table-view.js";
 
 export class Lesson {
   constructor(app, lessonId, ctx) {
-    Object.assign(this, { app, meta: ctx.meta, navigate: ctx.navigate });
-    // What the table's drawing asks of its owner (as the replay page gives it).
-    Object.assign(this, { selected: [], hints: null, prevFloors: {}, replay: false, spectator: false, gameId: "lesson", token: null,
-      logKeep: null, drawerOpen: false, optionsOpen: false, lesson: true });
+    Object.assign(this, { app, navigate: ctx.navigate });
     this.lessons = null; this.step = null; this.state = null; this.done = false; this.finished = false;
     this.feedback = null; this.busy = false; this.closed = false; this.told = null;
     this.stage = h("div", { id: "lesson-table" });
-    listenTargets(this.stage, this);
+    // The table drawn: the step's state (without its moves once the step is done).
+    this.model = tableModel({ mode: "lesson", meta: ctx.meta, gameId: "lesson", open: { drawer: false },
+      on: { act: (a) => this.act(a), hint: () => this.hint(), navigate: ctx.navigate } });
+    Object.assign(this.model.on, pickHandlers(this.stage, this.model, () => this.draw()));
+    listenTargets(this.stage, this.model);
     app.append(h("p", { class: "loading" }, t("connecting")));
     this.start(lessonId);
   }
@@ -46,9 +47,10 @@ export class Lesson {
     const changed = !this.step || this.step.lesson !== data.lesson;
     // A notice belongs to its step: a new step (or another lesson) takes it away.
     if (changed || this.step.step !== data.step) clearNotices();
-    if (this.state && !changed) this.state.view.towers.forEach((tw, s) => { this.prevFloors[s] = tw.length; });
-    else this.prevFloors = {};
-    this.step = data; this.state = data.state; this.selected = []; this.hints = null; this.feedback = feedback;
+    const model = this.model;
+    if (this.state && !changed) this.state.view.towers.forEach((tw, s) => { model.prevFloors[s] = tw.length; });
+    else model.prevFloors = {};
+    this.step = data; this.state = data.state; model.selected = []; model.hints = null; this.feedback = feedback;
     this.draw();
   }
 
@@ -76,16 +78,13 @@ export class Lesson {
     // (Only a keyboard's focus is moved on: a tap leaves the page where it is.)
     const active = document.activeElement;
     const focusId = active && app.contains(active) && active.matches(":focus-visible") ? active.id || "-" : null;
-    const st = this.done || this.finished ? { ...this.state, legal: [] } : this.state;
+    this.model.state = this.done || this.finished ? { ...this.state, legal: [] } : this.state;
     const holder = h("div", {});
-    drawGame(holder, st, this);
-    // A lesson has no seat link to keep, and its end is the lesson's own (no rematch, no replay).
-    for (const el of holder.querySelectorAll("#seat-link, #rematch, #replay-link")) el.remove();
-    if (st.legal !== this.state.legal) for (const el of holder.querySelectorAll("#hand-panel > p.help")) el.remove();
+    drawGame(holder, this.model);
     this.stage.replaceChildren(holder);
     app.replaceChildren(panel, this.stage);
     fitTable(this.stage);
-    if (!this.done && !this.finished) { markTargets(this.stage, st, this); this.mark(); }
+    if (!this.done && !this.finished) { markTargets(this.stage, this.model); this.mark(); }
     // The keyboard stays where it was, or goes on to what the step needs next.
     const keep = focusId && document.getElementById(focusId);
     if (focusId && this.done) focusOn("lesson-next");
@@ -105,13 +104,9 @@ export class Lesson {
     if (move.type === "end-turn") { const b = this.stage.querySelector("#end-turn"); if (b) b.classList.add("lesson-pick"); return; }
     const want = JSON.stringify(move);
     for (const el of this.stage.querySelectorAll(".glow")) if (el.dataset.move === want) el.classList.add("lesson-pick");
-    const hand = this.state.view.hand, used = [];
-    for (const code of usesOf(move)) {
-      const i = hand.findIndex((c, j) => c === code && !used.includes(j));
-      if (i < 0) continue;
-      used.push(i);
+    for (const i of handIndices(this.state.view.hand, cardsPlayed(move))) {
       const el = this.stage.querySelector("#card-" + i);
-      if (el && !this.selected.includes(i)) el.classList.add("lesson-pick");
+      if (el && !this.model.selected.includes(i)) el.classList.add("lesson-pick");
     }
     // Of the buttons the chosen cards offer, the step's move is the main one (and marked).
     for (const b of this.stage.querySelectorAll("#actions .act:not(#end-turn)")) {
@@ -120,21 +115,9 @@ export class Lesson {
     }
   }
 
-  toggle(i) {
-    const k = this.selected.indexOf(i);
-    if (k >= 0) this.selected.splice(k, 1); else this.selected.push(i);
-    this.draw();
-    const el = document.getElementById("card-" + i); if (el) el.focus();
-  }
-
   /* "Hint": choose the step's cards, so that their targets glow. */
   hint() {
-    const hand = this.state.view.hand;
-    this.selected = [];
-    for (const code of usesOf(this.step.move)) {
-      const i = hand.findIndex((c, j) => c === code && !this.selected.includes(j));
-      if (i >= 0) this.selected.push(i);
-    }
+    this.model.selected = handIndices(this.state.view.hand, cardsPlayed(this.step.move));
     this.draw();
   }
 
@@ -168,20 +151,6 @@ export class Lesson {
       this.navigate("/g/" + res.game_id);
     } catch (err) { toast(errorText(err)); }
   }
-
-  explain() {
-    const code = this.state.view.hand[this.selected[this.selected.length - 1]];
-    if (code) toast(useText(code, this.state.view.options), true);
-  }
-  dragStart(ev, i) {
-    ev.dataTransfer.setData("text/plain", this.state.view.hand[i]);
-    markTargets(this.stage, this.state, this, [this.state.view.hand[i]]);
-  }
-  dragEnd() { if (this.state && !this.done) markTargets(this.stage, this.state, this); }
-  chancesPanel() { return document.createDocumentFragment(); }
-  awayText() { return t("away"); }
-  handoverLeft() { return 0; }
-  announce() { /* (draw() says the step in the live region) */ }
 }
 
 function focusOn(id) {

@@ -47,7 +47,7 @@ function headToHead(page) {
       cells: [x.kind === "bot" ? t("leaderboard_bot", { level: levelName(x.opponent) }) : x.opponent, String(x.games), String(x.wins), String(x.losses)] })), "player-h2h-table"));
 }
 
-function cardsPlayed(page) {
+function playedCardsPanel(page) {
   if (!page.cards.length) return null;
   return panel("player-cards", t("player_cards"), h("ul", { class: "played-cards", id: "player-cards-list" },
     page.cards.map((c) => h("li", { "data-card": c.card }, miniCard(c.card), h("span", {}, cardName(c.card)), h("strong", {}, "× " + c.plays)))));
@@ -138,6 +138,6 @@ export async function renderPlayer(app, ctx, circleId = null, playerId = null) {
     back ? h("p", {}, back) : null,
     summary(page, own),
     page.history.length ? ratingGraph(page.history, ctx.meta, own ? t("you") : page.name) : h("p", { class: "panel help", id: "rating-none" }, t("rating_no_history")),
-    headToHead(page), cardsPlayed(page), recentGames(page, ctx),
+    headToHead(page), playedCardsPanel(page), recentGames(page, ctx),
     own ? bestMovesPanel(page) : null, own ? deletePanel(ctx) : null].filter(Boolean));
 }

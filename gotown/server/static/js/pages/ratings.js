@@ -32,23 +32,24 @@ export function levelLabel(meta, level) {
 
 /* The end screen of a circle's table: ask how the game moved each seat's ratings. They are
    stored just after the end, so a game with a winner that is not rated yet is asked again, a
-   few times, further apart each time; `table.ratings` holds the answer, then the table is
-   drawn again. */
+   few times, further apart each time. Resolves to the answer (null: none, or the table
+   closed). */
 export async function askRatings(table) {
   for (let delay = 250; delay <= 8000 && !table.closed; delay *= 2) {
     let got = null;
     try { got = await api("GET", "/api/games/" + table.gameId + "/ratings", undefined, table.token); } catch (e) { /* asked again */ }
-    if (table.closed) return;
+    if (table.closed) return null;
     const winner = table.state && table.state.view ? table.state.view.winner : null;
-    if (got && (got.rated || winner === null || winner === undefined)) { table.ratings = got; table.draw(); return; }
+    if (got && (got.rated || winner === null || winner === undefined)) return got;
     await new Promise((done) => setTimeout(done, delay));
   }
+  return null;
 }
 
 /* Each rated seat's change, in the circle and over all (the viewer's row first); that the game
-   did not count (it ended without a winner); or null before the server said. */
-export function ratingChanges(st, ui) {
-  const got = ui.ratings;
+   did not count (it ended without a winner); or null before the server said (`got`, its
+   answer to askRatings). */
+export function ratingChanges(st, got) {
   if (!got) return null;
   if (!got.rated || !got.changes.length) return h("p", { class: "help rating-changes", id: "rating-unrated" }, t("rating_unrated"));
   const seats = [...new Set(got.changes.map((c) => c.seat))].sort((a, b) => (a === st.seat ? -1 : b === st.seat ? 1 : a - b));

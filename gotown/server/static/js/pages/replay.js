@@ -4,6 +4,7 @@ import { h } from "../dom.js";
 import { errorText, t } from "../i18n.js";
 import { api, tokens } from "../api.js";
 import { drawGame } from "./table-view.js";
+import { tableModel } from "../table-model.js";
 import { reviewGraph } from "../graph.js";
 
 export async function renderReplay(app, gameId, ctx) {
@@ -19,20 +20,17 @@ export async function renderReplay(app, gameId, ctx) {
   const slider = h("input", { type: "range", min: 0, max: last(), value: 0, id: "replay-slider", "aria-label": t("step") });
   const stage = h("div", { id: "replay-stage" });
   const counter = h("span", { id: "replay-step" });
-  // What the table page offers, for a past moment: nobody's turn, nothing to tap.
-  const ui = {
-    replay: true, spectator: false, selected: [], hints: null, prevFloors: {}, gameId, meta: ctx.meta, logKeep: null,
-    drawerOpen: true, awayText: () => t("away"), handoverLeft: () => 0, announce: () => {}, navigate: ctx.navigate,
-  };
+  // A past moment: nobody's turn, no gesture.
+  const model = tableModel({ mode: "replay", meta: ctx.meta, gameId });
   function show() {
     const frame = at.data.frames[at.step];
     const events = at.data.frames.slice(0, at.step + 1).flatMap((f) => f.view.events);
     const view = { ...frame.view, events, over: at.step === last() && frame.view.over };
-    const st = { seat: at.data.seat, lobby: at.lobby, view, legal: [], version: frame.version, status: "over", game_id: gameId };
+    model.state = { seat: at.data.seat, lobby: at.lobby, view, legal: [], version: frame.version, status: "over", game_id: gameId };
     counter.textContent = t("step_of", { i: at.step, n: last() });
     slider.value = String(at.step);
     const holder = h("div", {});
-    drawGame(holder, st, ui);
+    drawGame(holder, model);
     stage.replaceChildren(holder);
     const log = stage.querySelector("#log");
     if (log) log.scrollTop = log.scrollHeight;
