@@ -164,6 +164,20 @@ def test_the_review_speed_benchmark_times_a_quick_review_by_player_count() -> No
     assert len([cell for cell in row.split("│") if cell.strip()]) == 4
 
 
+def test_the_review_agreement_benchmark_compares_what_three_seeds_name() -> None:
+    agreement = _load("review_agreement")
+    args = ["--games", "1", "--iterations", "8", "--first-game", "3"]
+    result = CliRunner().invoke(agreement.main, args, terminal_width=140)
+    assert result.exit_code == 0, result.output
+    rows = {
+        cells[0]: cells[1]
+        for line in result.output.splitlines()
+        if len(cells := [c.strip() for c in line.split("│") if c.strip()]) == 2
+    }
+    assert rows["same turning points with every seed"] in ("0/1 (0%)", "1/1 (100%)")
+    assert rows["turning points that are a decision to end"].isdigit()
+
+
 def _results(winners: list[int | None], seed: int = 0) -> dict[str, object]:
     games = [{"index": i, "seats": [i % 2, 1 - i % 2], "winner": w} for i, w in enumerate(winners)]
     return {"seed": seed, "turn_limit": 300, "lineup": ["hard", "medium"], "results": games}

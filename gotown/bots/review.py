@@ -25,7 +25,9 @@ futures (common random numbers, so the difference of two positions is measured f
 precisely than either), then each part that may be a turning point and each decision that may
 be a mistake gets a second look on fresh futures, doubled until its estimate is clear of the
 threshold by :data:`CLEAR` standard errors, or :data:`SECOND_LOOK_MOST` times the cheap pass's
-futures. What was measured: ``docs/research/2026-12-02-review.md``.
+futures. Only what ends :data:`CLEAR` standard errors above its threshold is named: one that
+sits on it (no number of futures would tell) is not. What was measured:
+``docs/research/2026-12-02-review.md``.
 """
 
 from __future__ import annotations
@@ -51,13 +53,14 @@ QUICK_ITERATIONS = (32, REVIEW_ITERATIONS)
 #: point; the largest few are named.
 TURNING = 0.20
 #: A move that loses at least this much against the best is a mistake; this much, a blunder.
-MISTAKE = 0.10
-BLUNDER = 0.25
-#: A second look goes on until its estimate is this many standard errors from its threshold.
-CLEAR = 2.5
+MISTAKE = 0.15
+BLUNDER = 0.30
+#: A second look goes on until its estimate is this many standard errors from its threshold;
+#: a turning point or a mistake is named only this many above it.
+CLEAR = 3.0
 #: A part or a decision gets a second look when its cheap estimate is within this many
 #: standard errors of the threshold (or beyond it).
-SCREEN = 2.0
+SCREEN = 2.5
 #: The second look's futures, in multiples of the cheap pass's: at first, and at most.
 SECOND_LOOK_FIRST = 2
 SECOND_LOOK_MOST = 256
@@ -162,8 +165,9 @@ class TurningPoint:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A move of the reviewing seat that lost at least :data:`MISTAKE` against the best, as
-    judged on what the seat knew, ``loss`` the paired estimate (its ``error`` and ``futures``)."""
+    """A move of the reviewing seat that lost more than :data:`MISTAKE` against the best (by
+    :data:`CLEAR` standard errors), as judged on what the seat knew, ``loss`` the paired
+    estimate (its ``error`` and ``futures``)."""
 
     moment: Moment
     kind: str  # "a mistake" or "a blunder"
@@ -412,7 +416,9 @@ class _Reviewer:
         pass's futures); then, within :data:`SECOND_LOOK_BUDGET` play-outs, the open question
         with the fewest futures is doubled (the nearest to clear of its threshold first among
         equals), until each is clear or has :data:`SECOND_LOOK_MOST`: every close call gets as
-        many futures before any gets more."""
+        many futures before any gets more. One so close, with an eighth of that many already,
+        that all of them would not clear it were its estimate to stay, is left: it sits on its
+        threshold, and is not named (nor is any that did not clear above it)."""
         first = SECOND_LOOK_FIRST * self.iterations
         most = SECOND_LOOK_MOST * self.iterations
         budget = SECOND_LOOK_BUDGET * self.iterations
@@ -422,8 +428,9 @@ class _Reviewer:
         waiting = [q for q in questions if not q.is_clear()]
         while waiting and spent < budget:
             question = min(waiting, key=lambda q: (q.count, -q.margin()))
-            if question.count >= most:
-                waiting.remove(question)
+            hopeless = question.margin() * (most / question.count) ** 0.5 < CLEAR
+            if question.count >= most or (8 * question.count >= most and hopeless):
+                waiting.remove(question)  # (on its threshold: no number of futures would do)
                 continue
             spent += question.grow(2 * question.count)
             if question.is_clear():
@@ -443,10 +450,10 @@ class _Reviewer:
 
     def named_points(self, moments: list[Moment], questions: list[_PartQuestion],
                      most: int) -> list[TurningPoint]:  # fmt: skip
-        """The parts of at least :data:`TURNING`, the ``most`` largest (the last one named
+        """The parts clear above :data:`TURNING`, the ``most`` largest (the last one named
         looked at again beside the first one left out while they overlap, within the cap)."""
         cap = SECOND_LOOK_MOST * self.iterations
-        named = sorted((q for q in questions if q.value() >= TURNING), key=lambda q: -q.value())
+        named = sorted((q for q in questions if q.is_named()), key=lambda q: -q.value())
         while len(named) > most:
             last, next_ = named[most - 1], named[most]
             apart = CLEAR * (last.size().error ** 2 + next_.size().error ** 2) ** 0.5
@@ -454,7 +461,7 @@ class _Reviewer:
                 break
             for question in (last, next_):
                 question.grow(min(cap, 2 * question.count))
-            named.sort(key=lambda q: -q.value())
+            named = sorted((q for q in named if q.is_named()), key=lambda q: -q.value())
         out = []
         for question in sorted(
             named[:most], key=lambda q: (q.part.index, q.part.cause != DECISION)
@@ -517,6 +524,10 @@ class _Question:
 
     def is_clear(self) -> bool:
         return self.margin() >= CLEAR
+
+    def is_named(self) -> bool:
+        """Above its threshold by more than its noise (:data:`CLEAR` standard errors)."""
+        return self.value() >= self.threshold and self.is_clear()
 
 
 class _PartQuestion(_Question):
@@ -581,8 +592,8 @@ class _MoveQuestion(_Question):
         worlds = futures(self.label, 0, count, deck=False)
         screened = dict(zip(legal, self.play(legal, worlds), strict=True))
         others = sorted((m for m in legal if m != played), key=lambda m: -chance(screened[m], seat))
-        first = Difference.of(screened[others[0]], screened[played], seat)
-        if first.mean + SCREEN * first.error < MISTAKE:
+        losses = [Difference.of(screened[m], screened[played], seat) for m in others]
+        if all(d.mean + SCREEN * d.error < MISTAKE for d in losses[:ALTERNATIVES]):
             return False
         best = screened[others[0]]
         self.moves = [played] + [
@@ -624,9 +635,9 @@ class _MoveQuestion(_Question):
         return len(self.moves) * (stop - start)
 
     def mistake(self) -> Mistake | None:
-        loss = self.size()
-        if loss.mean < MISTAKE:
+        if not self.is_named():
             return None
+        loss = self.size()
         k = self.best() + 1
         return Mistake(
             self.moment,

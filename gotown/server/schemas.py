@@ -211,6 +211,7 @@ class CreateGameIn(_In):
         if isinstance(value, dict):
             return {name: _whole_float(v) for name, v in value.items()}
         return value
+
     seed: int | None = Field(
         default=None,
         ge=0,
@@ -441,7 +442,7 @@ class ReviewOut(BaseModel):
     )
     turning_points: list[TurningPointOut] = Field(
         description="the parts of actions (a decision, a draw, a theft) that moved a seat's "
-        "chance by at least 20 points, the largest three at most, in the order they happened"
+        "chance by at least 20 points, the largest five at most, in the order they happened"
     )
     mistakes: list[ReviewMistakeOut]
     iterations: int = Field(description="the random futures per position of the first pass")

@@ -1,5 +1,6 @@
 """The review in the terminal's replay (``gotown play --replay FILE --review``): each seat's
-chance as a sparkline, the turning points and a seat's mistakes, and a jump to one of them."""
+chance as a sparkline and where it comes from, what swung the game (a decision, or luck: the
+cards drawn or stolen), a seat's mistakes with their size in words, and a jump to one of them."""
 
 from __future__ import annotations
 
@@ -8,9 +9,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gotown.bots.review import quick_iterations, review
+from gotown.bots.futures import Difference
+from gotown.bots.review import (
+    BASIS,
+    DECISION,
+    DRAW,
+    THEFT,
+    Mistake,
+    Moment,
+    Review,
+    TurningPoint,
+    quick_iterations,
+    review,
+)
 from gotown.cli import main
-from gotown.engine import Options, Record
+from gotown.engine import Action, Options, Record
 from gotown.tui.replay import ReplayApp, replay_games
 from gotown.tui.review import BARS, ReviewScreen, jumps, review_text, sparkline
 from gotown.tui.table import LocalTable, Setup
@@ -18,6 +31,8 @@ from gotown.tui.table import LocalTable, Setup
 from .helpers import log_text, screen_text, wait_until
 
 SIZE = (80, 24)
+#: A review's time in the pure-Python build on a busy machine (a few seconds on an idle one).
+REVIEWING = 240.0
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +48,44 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _moment(index: int, seat: int, action: Action) -> Moment:
+    return Moment(index, index // 2 + 1, seat, action, (0.5, 0.5), (0.5, 0.5), None, None)
+
+
+def _point(moment: Moment, cause: str, who: int, before: float, after: float,
+           cards: tuple[tuple[int, tuple[str, ...]], ...] = ()) -> TurningPoint:  # fmt: skip
+    return TurningPoint(moment, cause, who, before, after, Difference(after - before, 0.01, 512),
+                        cards)  # fmt: skip
+
+
+def test_what_swung_the_game_and_each_mistake_in_words() -> None:
+    drew = _moment(3, 1, Action.end_turn())
+    stole = _moment(6, 0, Action.super_thief())
+    ended = _moment(9, 1, Action.end_turn())
+    blunder = Mistake(_moment(10, 0, Action.end_turn()), "a blunder", Action.build("4", "5"),
+                      0.9, 0.3, Difference(0.6, 0.02, 1024))  # fmt: skip
+    found = Review(
+        players=2, seat=0, start=(0.5, 0.5), moments=(), winner=1, reason="win", futures=128,
+        turning_points=(
+            _point(drew, DRAW, 1, 0.4, 0.75, ((0, ("8",)), (1, ("5", "wrecking-ball")))),
+            _point(stole, THEFT, 0, 0.3, 0.55, ((0, ("?", "bone")),)),
+            _point(ended, DECISION, 0, 0.8, 0.35),
+        ),
+        mistakes=(blunder,),
+    )  # fmt: skip
+    assert [text for _, text in jumps(found, ["Ada", "Bob"])] == [
+        "Turn 2, step 4, luck: Ada drew an 8; Bob drew a 5 and a Wrecking ball. Bob: 40% → 75%",
+        "Turn 4, step 7, luck: Ada's super-thief took a Joker and a Bone. Ada: 30% → 55%",
+        "Turn 5, step 10, a decision: Bob played end. Ada: 80% → 35%",
+        "Turn 6, step 11, a blunder: Ada played end; 4+5 would have won about 6 games in 10 "
+        "more (90% instead of 30%)",
+    ]
+    assert [step for step, _ in jumps(found, ["Ada", "Bob"])] == [4, 7, 10, 11]
+    text = review_text(found, ["Ada", "Bob"], "Bob won")
+    assert f"Chances with {BASIS}. Mistakes from what Ada could see then." in text
+    assert "Ada's mistakes:\n  Turn 6, step 11, a blunder: " in text
+
+
 def test_a_sparkline_shows_each_part_s_mean_in_eight_heights() -> None:
     assert sparkline([0.0, 1.0], 10) == BARS[0] + BARS[-1]
     assert sparkline([0.0, 0.0, 1.0, 1.0], 2) == BARS[0] + BARS[-1]
@@ -46,7 +99,7 @@ async def test_the_review_screen_at_80x24(saved: Path, snapshot: object) -> None
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen), REVIEWING)
         await pilot.pause()
         assert screen_text(app) == snapshot
 
@@ -61,7 +114,7 @@ async def test_enter_on_a_turning_point_jumps_the_replay_there(saved: Path) -> N
     second = rows[1][0]
     app = ReplayApp(games, review_seat=0, open_review=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen), REVIEWING)
         await pilot.pause()
         assert "Turning points and Seat 0's mistakes" in screen_text(app)
         await pilot.press("down", "enter")
@@ -145,6 +198,6 @@ async def test_r20b_a_stalemate_replayed_full_screen_and_its_review(stalemate: P
         assert "Hands at the end: Seat 0: " in text
         assert STUCK in log_text(app)
         await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen), REVIEWING)
         await pilot.pause()
         assert "actions (stuck: no winner, R20b)" in screen_text(app)
