@@ -4,10 +4,12 @@ Starts ``gotown serve`` on a free port (a fresh SQLite file, ``GOTOWN_BOT_DELAY`
 a *victim* (a person and one ``medium`` bot, created from the address 127.0.0.2) ends its
 turn ``--replies`` times and times each answer of its bot, first on an idle server, then while
 a *flooder* (127.0.0.1) plays ``--tables`` tables of one person and three ``--level`` bots,
-ending its turn as soon as it may. The bots of tables with people share two workers, taken in
-turn by the addresses that created the tables (``gotown/server/fairgate.py``), processes unless
-``GOTOWN_WORKER_PROCESSES=false`` is set (``gotown/server/workers.py``); the answer includes
-the 0.6 s bot delay.
+ending its turn as soon as it may. The bots of tables with people share two workers (and an
+express one for a light address), taken in the order of least service by address, then by
+table (``gotown/server/fairgate.py``), processes unless ``GOTOWN_WORKER_PROCESSES=false`` is
+set (``gotown/server/workers.py``); the answer includes the 0.6 s bot delay, during which the
+bot thinks. ``benchmarks/fair_share.py`` measures the same beside three flooding addresses,
+with the other attacks on the shared pools.
 
     .venv/bin/python benchmarks/bot_flood.py --tables 6 --level expert --replies 6
 

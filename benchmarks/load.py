@@ -3,13 +3,14 @@
 Starts ``gotown serve`` (one process, or two sharing a database and a Redis broadcast), creates
 ``--games`` games of two persons' seats, opens both seats' sockets for the whole run, then makes
 ``--rate`` actions a second for ``--seconds``: each time a random game whose seat to act is not
-waiting for an answer plays one of its legal actions, chosen at random, over its socket or (one
-in ``--http-share``) over HTTP. It reports the actions a second achieved against the target,
-the time from an action's sending to the update reaching the *other* seat's socket (median,
-p99, max), the HTTP answers' p99, the errors (they must be 0), the server's memory per open
-game, its CPU and the longest pause of its garbage collector (which the server logs when it
-stops). With two processes the seats of a game sit on different processes, so every update
-crosses the broadcast.
+waiting for an answer plays one of its legal actions, chosen at random, over HTTP as the page
+sends it (with the events it holds), or over its socket (all but one in ``--http-share``). It
+reports the actions a second achieved against the target, the time from an action's sending to
+the update reaching the *other* seat's socket (median, p99, max), the HTTP answers' p99, the
+errors (they must be 0), the server's memory per open game, its CPU (and per action) and the
+longest pause of its garbage collector (which the server logs when it stops). With two
+processes the seats of a game sit on different processes, so every update crosses the
+broadcast.
 
     .venv/bin/python benchmarks/load.py --games 1000 --rate 200 --seconds 60
     .venv/bin/python benchmarks/load.py --database-url postgresql+psycopg://postgres@127.0.0.1/load
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,7 @@ from typing import Any
 import click
 import httpx2 as httpx
 from rich.progress import Progress
-from serving import free_port, start_server
+from serving import free_port, served_env, start_server
 from websockets.asyncio.client import ClientConnection, connect
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -176,9 +178,11 @@ async def _act(
     if use_http:
         began = time.monotonic()
         try:
+            # As the page sends it: with the events it holds (its socket sent each once).
+            held = state["events_from"] + len(state["view"]["events"])
             answer = await http.post(
                 f"{mover.base}/api/games/{mover.game_id}/actions",
-                json={"version": version, "action": action},
+                json={"version": version, "action": action, "events_from": held},
                 headers={"X-Seat-Token": mover.token},
             )
         except httpx.TransportError as exc:  # (counted: not tried again, it may have been made)
@@ -206,8 +210,16 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 async def _run(
-    bases: list[str], pids: list[int], games: int, rate: float, seconds: float, http_share: int
+    bases: list[str],
+    pids: list[int],
+    games: int,
+    rate: float,
+    seconds: float,
+    http_share: int,
+    during: Callable[[], Awaitable[Any]] | None = None,
 ) -> dict[str, Any]:
+    """The load; ``during``: what another benchmark does to the server while it is under it
+    (started as the load begins, awaited after it: its result is the result's ``during``)."""
     rng = random.Random(1)
     figures = Figures()
     # A kept-alive connection is dropped before uvicorn's own 5 s would close it: reusing one
@@ -234,6 +246,7 @@ async def _run(
         rss_after = sum(_rss_kb(pid) for pid in pids)
         cpu_before = sum(_cpu_seconds(pid) for pid in pids)
         began, began_wall = time.monotonic(), time.time()
+        beside = None if during is None else asyncio.create_task(during())
         pending: set[asyncio.Task[None]] = set()
         tick = 1 / rate
         next_at = began
@@ -257,6 +270,7 @@ async def _run(
         await asyncio.sleep(2)  # the last updates
         for job in list(pending):
             await job
+        during_result = None if beside is None else await beside
         for listener in listeners:
             listener.cancel()
         for table in tables:
@@ -278,7 +292,9 @@ async def _run(
         "first_errors": figures.errors[:5],
         "server_kb_per_game": (rss_after - rss_before) / games,
         "server_cpu_share": cpu / elapsed,
+        "server_cpu_ms_per_action": 1000 * cpu / max(1, figures.sent),
         "window": window,
+        "during": during_result,
     }
 
 
@@ -289,8 +305,9 @@ async def _run(
 @click.option("--processes", type=click.IntRange(1, 2), default=1, show_default=True)
 @click.option("--database-url", default=None, help="SQLAlchemy URL (default: a fresh SQLite file)")
 @click.option("--broadcast-url", default=None, help="redis://... (needed by two processes)")
-@click.option("--http-share", default=4, show_default=True,
-              help="one action in N over HTTP, the others over the socket (0: none)")  # fmt: skip
+@click.option("--http-share", default=1, show_default=True,
+              help="one action in N over HTTP (1: every one, as the page sends them), the "
+                   "others over the socket (0: none)")  # fmt: skip
 @click.option("--keep-logs", type=click.Path(file_okay=False, exists=True), default=None,
               help="copy the servers' logs into this directory")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -310,7 +327,7 @@ def main(
         raise click.UsageError("two processes share updates through --broadcast-url redis://...")
     with tempfile.TemporaryDirectory() as tmp:
         env = {
-            **os.environ,
+            **served_env(),  # (as scripts/serve runs it: the compiled engine where it builds)
             "GOTOWN_DATABASE_URL": database_url or f"sqlite:///{Path(tmp) / 'load.sqlite3'}",
             "GOTOWN_RATE_LIMIT": "0",
             # (every simulated client shares one address)
@@ -356,7 +373,8 @@ def main(
         f"{latency['max']:.1f} ms; HTTP p99 {result['http_p99_ms']:.1f} ms; "
         f"errors {result['errors']}, updates missed {result['updates_missed']}; "
         f"{result['server_kb_per_game']:.0f} KB a game; "
-        f"{100 * result['server_cpu_share']:.0f}% of a core; longest GC pause "
+        f"{100 * result['server_cpu_share']:.0f}% of a core "
+        f"({result['server_cpu_ms_per_action']:.2f} ms of CPU an action); longest GC pause "
         f"{result['gc_longest_pause_under_load_ms']} ms under load "
         f"({result['gc_longest_pause_ms']} ms in the whole run)"
     )

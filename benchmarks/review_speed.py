@@ -1,11 +1,12 @@
 """How long the quick review of a game takes (the web table's ``/review`` and the terminal's):
 games of ``medium`` bots by player count, each reviewed with the quick budget shared by its
-actions (:func:`gotown.bots.review.quick_iterations`), timed on one core.
+positions (:func:`gotown.bots.review.quick_iterations`), timed on one core.
 
-It prints, for each player count, the games' actions (median, longest), the iterations per
-decision they got, and the review's seconds (median, longest), beside the same games reviewed
-at the command line's default of 200 iterations a decision when ``--full`` is given. Figures
-depend on the machine's load: compare the rows of one run.
+It prints, for each player count, the games' actions (median, longest), the first pass's
+futures per position they got, and the review's seconds (median, longest), beside the same
+games reviewed at the command line's default (:data:`~gotown.bots.review.REVIEW_ITERATIONS`
+futures a position) when ``--full`` is given. Figures depend on the machine's load: compare
+the rows of one run (``benchmarks/review_agreement.py`` gives CPU seconds too).
 
     .venv/bin/python benchmarks/review_speed.py --games 5
 """
@@ -47,14 +48,14 @@ def timed(record: Record, iterations: int) -> float:
               default=(2, 3, 4), show_default=True, help="Player counts (repeatable).")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--full", is_flag=True,
-              help=f"Also time the full review ({REVIEW_ITERATIONS} a decision).")  # fmt: skip
+              help=f"Also time the full review ({REVIEW_ITERATIONS} a position).")  # fmt: skip
 def main(games: int, counts: tuple[int, ...], seed: int, full: bool) -> None:
     """Seconds a quick review takes, by player count."""
     table = RichTable(title="The quick review of games of medium bots (one core)")
     for column in (
         "players",
         "actions (median, max)",
-        "iterations a decision",
+        "futures a position",
         "seconds (median, max)",
     ):
         table.add_column(column, justify="right")

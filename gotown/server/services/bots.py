@@ -5,15 +5,22 @@
   holds a hidden card** (R22), whatever its code does. It comes back with its answer and its
   random state moved on, so a table's bots choose as they would in one process. Its seed is a
   one-way hash of the game's seed (:func:`bot_seed`).
-- The bots of tables with a person think in two worker processes (:mod:`..workers`), taken in
-  turn by the addresses that created the tables (:class:`~gotown.server.fairgate.FairGate`), not
-  first come first served. Tables of bots only think in a worker of their own, below them in
-  priority.
-- Tables of bots only (anyone may start one, to watch; each plays up to
-  :data:`BOTS_ONLY_TURN_LIMIT` turns and is resumed at a start): at most
-  ``max_bots_only_tables`` play at once on a process, ``max_bots_only_tables_per_client`` per
-  client address (429 ``too-many-bot-tables``). A place is held from the table's creation (or
-  the hand-over that left it without a person) until its bots stop.
+- **A table's bot answers in about its think time, whoever else plays.** The bots of tables
+  with a person think in :data:`BOT_PLACES` worker processes (:mod:`..workers`), taken in the
+  order of least service (:class:`~gotown.server.fairgate.FairGate`): the address that created
+  the table and used the workers least lately first, then its table that used them least; a
+  light address (a quick bot, or few tables) also gets in at once through
+  :data:`BOT_EXPRESS_PLACES` more. A bot thinks during the bot delay (which lets people
+  follow the moves), not after it. Tables of bots only think in a worker of their own, at a
+  lower priority, in the same fair order by the address that started them.
+- Tables of bots only (anyone may start one, to watch; each plays at most
+  :data:`BOTS_ONLY_TURN_LIMIT` turns, more is refused, and is resumed at a start): at most
+  ``max_bots_only_tables`` play at once on a process, ``max_bots_only_tables_per_client``
+  (playing or waiting) per client address (429 ``too-many-bot-tables``). The places are shared
+  between addresses: with none left, an address that plays at least two fewer than another
+  takes the place of that address's newest table, which stands still until a place frees (the
+  tables waiting play on first come, first served). A place is held from the table's creation
+  (or the hand-over that left it without a person) until its bots stop.
 - A table of bots never stands still: a position that can never change ends the game when the
   turn that reached it ends (R20b, a stalemate), and a table of bots only has a turn limit.
 - Trained policies (``ppo:NAME``) are the ones the operator configured
