@@ -63,7 +63,7 @@ FIRE_AT_ONCE = 4
 #: seat after too many): after a burst of missed turns the others wait for a place, a few
 #: seconds more for a table of a day, so that the live tables keep their pace (a thousand at
 #: once made their updates take seconds).
-STANDINS_AT_ONCE = 16
+STANDINS_AT_ONCE = 8
 #: Deadlines (and reminders) read from the database at a time.
 BATCH = 100
 
