@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gotown.server.config import Settings
@@ -36,3 +38,36 @@ def test_the_new_bounds_are_settings() -> None:
         Settings(max_pending_estimates=0)
     with pytest.raises(ValueError, match="max_bots_only_tables"):
         Settings(max_bots_only_tables=-1)
+
+
+def test_settings_come_from_the_environment(tmp_path: Path) -> None:
+    env = {"GOTOWN_DATABASE_URL": "sqlite:///x.db", "GOTOWN_BOT_DELAY": "0.25"}
+    settings = Settings.from_env(env)
+    assert settings.database_url == "sqlite:///x.db" and settings.bot_delay == 0.25
+    assert Settings.from_env({}, database_url=None).database_url.endswith("gotown.sqlite3")
+    assert Settings.from_env({}).broadcast_url == "memory://"
+    switches = {"true": True, "1": True, "Yes": True, "off": False, "0": False, "": True}
+    for text, value in switches.items():  # (empty: unset, the default)
+        assert Settings.from_env({"GOTOWN_WORKER_PROCESSES": text}).worker_processes is value
+    assert Settings.from_env({"GOTOWN_MAX_BODY_BYTES": "4096"}).max_body_bytes == 4096
+    assert Settings.from_env({"GOTOWN_RATE_LIMIT": "-1"}).rate_limit_per_minute == -1  # no limit
+
+
+@pytest.mark.parametrize(
+    ("variable", "text", "words"),
+    [
+        ("GOTOWN_RATE_LIMIT", "abc", "not a whole number"),
+        ("GOTOWN_BOT_DELAY", "nan", "not a finite number of seconds"),
+        ("GOTOWN_BOT_DELAY", "-1", "bot_delay must be >= 0"),
+        ("GOTOWN_WORKER_PROCESSES", "maybe", "not one of true, false"),
+        ("GOTOWN_ALLOW_SEED", "2", "not one of true, false"),
+        ("GOTOWN_MAX_BODY_BYTES", "0", "max_body_bytes must be >= 1"),
+        ("GOTOWN_IDLE_GAME_SECONDS", "soon", "not a number of seconds"),
+        ("GOTOWN_DATABASE_URL", "nonsense", "database_url must be a database URL"),
+        ("GOTOWN_BROADCAST_URL", "http://x", "broadcast_url must be memory:// or redis://"),
+    ],
+)
+def test_a_bad_setting_in_the_environment_is_named(variable: str, text: str, words: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        Settings.from_env({variable: text})
+    assert str(caught.value).startswith(f"{variable}={text!r}: ") and words in str(caught.value)

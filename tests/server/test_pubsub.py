@@ -46,3 +46,24 @@ def test_subscriptions_opened_all_at_once_each_hear_their_game() -> None:
             await listener.disconnect()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_notices_cross_processes_through_redis() -> None:
+    """Two PubSub instances stand for two server processes sharing a Redis."""
+
+    async def scenario() -> Notice:
+        one, two = PubSub(REDIS_URL), PubSub(REDIS_URL)
+        await one.connect()
+        await two.connect()
+        try:
+            async with two.subscribe("g1") as notices:
+                await asyncio.sleep(0.1)  # let the subscription reach Redis
+                await one.publish(Notice("g1", 3, "action"))
+                async for notice in notices:
+                    return notice
+        finally:
+            await one.disconnect()
+            await two.disconnect()
+        raise AssertionError("no notice")
+
+    assert asyncio.run(scenario()) == Notice("g1", 3, "action")

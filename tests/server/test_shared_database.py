@@ -30,7 +30,7 @@ from .helpers import (
     slow_bots,
     state,
 )
-from .test_presence import _hand_over, _refused, _state_where
+from .services.test_presence import _hand_over, _refused, _state_where
 
 
 def _service(client: TestClient) -> GameService:

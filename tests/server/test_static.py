@@ -1,21 +1,15 @@
-"""Pages, languages and the rules pages; settings; the pub/sub across processes."""
+"""The page's files (static/): its strings in every language, the card names, the words for
+every error code, the rules pages' worked examples, no inline script or style, small modules
+loaded at once. The routes that serve them: api/test_pages.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
 
-import pytest
-from fastapi.testclient import TestClient
-
-from gotown.server.config import Settings
 from gotown.server.errors import CODES
-from gotown.server.pubsub import Notice, PubSub
 from gotown.server.schemas import LANGUAGES
-
-from .helpers import REDIS_URL
 
 STATIC = Path(__file__).resolve().parents[2] / "gotown" / "server" / "static"
 RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
@@ -150,136 +144,6 @@ def test_every_error_the_server_sends_has_words_in_every_language() -> None:
     assert not missing, missing
 
 
-def test_pages_and_rules_are_served(client: TestClient) -> None:
-    for path in ("/", "/j/abc", "/g/abc", "/w/abc", "/r/abc"):
-        r = client.get(path)
-        assert r.status_code == 200 and re.search(
-            r'<script type="module" src="/static/v/[0-9a-f]{12}/js/main.js">', r.text
-        )
-    bodies = set()
-    for lang in LANGUAGES:
-        r = client.get(f"/rules/{lang}")
-        assert r.status_code == 200 and f'lang="{lang}"' in r.text
-        bodies.add(r.text)
-    assert len(bodies) == len(LANGUAGES)
-    # The rules open in a tab of their own: their link home does not claim to go back to a game.
-    assert "Back to the game" not in client.get("/rules/en").text
-    assert client.get("/rules/xx").status_code == 404
-    assert client.get("/static/i18n/pl.json").json()["card_thief"] == "Złodziej"
-
-
-def test_each_rules_page_is_titled_by_its_heading_and_links_every_language(
-    client: TestClient,
-) -> None:
-    for lang in LANGUAGES:
-        html = client.get(f"/rules/{lang}").text
-        links = re.findall(r'<a href="/rules/([a-z]+)" lang="\1"( aria-current="page")?>', html)
-        assert [other for other, _ in links] == list(LANGUAGES)
-        assert [other for other, current in links if current] == [lang]
-        title, heading = re.search(r"<title>(.*?)</title>.*?<h1>(.*?)</h1>", html, re.S).groups()
-        assert title == heading and "GoTown" in title
-        assert html.count("<main") == 1 and html.rstrip().endswith("</main>\n</body>\n</html>")
-
-
-@pytest.mark.parametrize(
-    ("header", "lang"),
-    [("", "en"),
-     ("de-CH,de;q=0.9,en;q=0.8", "de"),
-     ("ja,pl;q=0.8,en;q=0.5", "pl"),  # the first one the table speaks
-     ("en;q=0.3, cs;q=0.9", "cs"),  # by weight, not by order
-     ("fr;q=0, nl", "nl"),  # q=0: not wanted
-     ("es;q=abc, it", "it"),  # a weight that is no number counts as 0
-     ("*", "en"),
-     ("csb, esu;q=0.9, pl;q=0.5", "pl"),  # Kashubian is not Czech, nor Yupik Spanish
-     ("x" * 5000, "en")],
-)  # fmt: skip
-def test_the_rules_link_opens_in_the_reader_s_language(
-    client: TestClient, header: str, lang: str
-) -> None:
-    r = client.get("/rules", headers={"Accept-Language": header}, follow_redirects=False)
-    assert r.status_code in (302, 307) and r.headers["location"] == f"/rules/{lang}"
-    assert r.headers["vary"] == "Accept-Language"
-
-
-def test_settings_come_from_the_environment(tmp_path: Path) -> None:
-    env = {"GOTOWN_DATABASE_URL": "sqlite:///x.db", "GOTOWN_BOT_DELAY": "0.25"}
-    settings = Settings.from_env(env)
-    assert settings.database_url == "sqlite:///x.db" and settings.bot_delay == 0.25
-    assert Settings.from_env({}, database_url=None).database_url.endswith("gotown.sqlite3")
-    assert Settings.from_env({}).broadcast_url == "memory://"
-    switches = {"true": True, "1": True, "Yes": True, "off": False, "0": False, "": True}
-    for text, value in switches.items():  # (empty: unset, the default)
-        assert Settings.from_env({"GOTOWN_WORKER_PROCESSES": text}).worker_processes is value
-    assert Settings.from_env({"GOTOWN_MAX_BODY_BYTES": "4096"}).max_body_bytes == 4096
-    assert Settings.from_env({"GOTOWN_RATE_LIMIT": "-1"}).rate_limit_per_minute == -1  # no limit
-
-
-@pytest.mark.parametrize(
-    ("variable", "text", "words"),
-    [
-        ("GOTOWN_RATE_LIMIT", "abc", "not a whole number"),
-        ("GOTOWN_BOT_DELAY", "nan", "not a finite number of seconds"),
-        ("GOTOWN_BOT_DELAY", "-1", "bot_delay must be >= 0"),
-        ("GOTOWN_WORKER_PROCESSES", "maybe", "not one of true, false"),
-        ("GOTOWN_ALLOW_SEED", "2", "not one of true, false"),
-        ("GOTOWN_MAX_BODY_BYTES", "0", "max_body_bytes must be >= 1"),
-        ("GOTOWN_IDLE_GAME_SECONDS", "soon", "not a number of seconds"),
-        ("GOTOWN_DATABASE_URL", "nonsense", "database_url must be a database URL"),
-        ("GOTOWN_BROADCAST_URL", "http://x", "broadcast_url must be memory:// or redis://"),
-    ],
-)
-def test_a_bad_setting_in_the_environment_is_named(variable: str, text: str, words: str) -> None:
-    with pytest.raises(ValueError) as caught:
-        Settings.from_env({variable: text})
-    assert str(caught.value).startswith(f"{variable}={text!r}: ") and words in str(caught.value)
-
-
-def test_notices_cross_processes_through_redis() -> None:
-    """Two PubSub instances stand for two server processes sharing a Redis."""
-
-    async def scenario() -> Notice:
-        one, two = PubSub(REDIS_URL), PubSub(REDIS_URL)
-        await one.connect()
-        await two.connect()
-        try:
-            async with two.subscribe("g1") as notices:
-                await asyncio.sleep(0.1)  # let the subscription reach Redis
-                await one.publish(Notice("g1", 3, "action"))
-                async for notice in notices:
-                    return notice
-        finally:
-            await one.disconnect()
-            await two.disconnect()
-        raise AssertionError("no notice")
-
-    assert asyncio.run(scenario()) == Notice("g1", 3, "action")
-
-
-def test_importing_the_server_does_no_work() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, gotown.server as s; "
-        "assert callable(s.run); "
-        "heavy = {'uvicorn', 'sqlalchemy', 'fastapi'} & set(sys.modules); "
-        "assert not heavy, heavy"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_the_app_factory_reads_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from gotown.server.main import create_app_from_env
-
-    monkeypatch.setenv("GOTOWN_DATABASE_URL", f"sqlite:///{tmp_path / 'env.sqlite3'}")
-    app = create_app_from_env()
-    with TestClient(app) as client:
-        assert client.get("/healthz").json() == {"ok": True}
-    assert (tmp_path / "env.sqlite3").exists()
-
-
 RULES_PAGES = Path(__file__).resolve().parents[2] / "gotown" / "texts" / "rules"
 TEMPLATES = Path(__file__).resolve().parents[2] / "gotown" / "server" / "templates"
 PAGES = [STATIC / "index.html", *sorted(RULES_PAGES.glob("*.html")), *TEMPLATES.glob("*.jinja")]
@@ -354,41 +218,3 @@ def test_the_page_is_small_modules_loaded_at_once() -> None:
     preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/(js/[\w/.-]+)">', html))
     expected = {str(m.relative_to(STATIC)) for m in MODULES} - {"js/rules.js", "js/qr.js"}
     assert preloaded == expected
-
-
-def test_the_page_loads_its_files_from_an_address_of_their_version_kept_for_ever(
-    client: TestClient,
-) -> None:
-    """The page's files come from /static/v/<digest of them>/, cached as immutable and
-    compressed; the page itself and the unversioned addresses are checked each time."""
-    page = client.get("/g/abc")
-    assert page.headers["cache-control"] == "no-cache"
-    addresses = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
-    (prefix,) = {re.match(r"/static/v/[0-9a-f]{12}/", a).group(0) for a in addresses}  # type: ignore[union-attr]
-    assert len(addresses) > 20  # (every one versioned: the match above would fail on one not)
-    module = client.get(prefix + "js/main.js", headers={"Accept-Encoding": "gzip"})
-    assert module.status_code == 200 and "import" in module.text
-    assert module.headers["cache-control"] == "public, max-age=31536000, immutable"
-    assert module.headers["content-encoding"] == "gzip"
-    assert client.get(prefix + "i18n/en.json").json()["card_thief"] == "Thief"
-    plain = client.get("/static/js/main.js")
-    assert plain.headers["cache-control"] == "no-cache" and plain.text == module.text
-    assert client.get("/static/v/000000000000/js/main.js").status_code == 404
-
-
-def test_the_app_installs_on_a_phone(client: TestClient) -> None:
-    """A web app manifest with icons that are served (an SVG, and PNGs of 192 and 512 px)."""
-    assert re.search(
-        r'rel="manifest" href="/static/v/\w+/manifest.webmanifest"', client.get("/").text
-    )
-    manifest = client.get("/static/manifest.webmanifest").json()
-    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
-    sizes = set()
-    for icon in manifest["icons"]:
-        r = client.get(icon["src"])
-        assert r.status_code == 200 and len(r.content) > 200, icon
-        if icon["type"] == "image/png":
-            width = int.from_bytes(r.content[16:20], "big")  # the PNG header's width
-            assert icon["sizes"] == f"{width}x{width}", icon
-            sizes.add(width)
-    assert sizes == {192, 512}

@@ -65,7 +65,7 @@ def _first_player_among_the_seats() -> list[dict[str, Any]]:
 
 
 #: Each action type's fields (FORMAT.md, "Actions"; ``gotown.engine.Action.from_json``), a
-#: dog's target optional; ``tests/server/test_openapi.py`` checks them against the engine's.
+#: dog's target optional; ``tests/server/api/test_openapi.py`` checks them against the engine's.
 _TARGET = {"type": "integer", "minimum": 0, "maximum": 3}
 ACTION_FIELDS: dict[str, dict[str, Any]] = {
     "build": {"cards": {"type": "array", "items": {"enum": list(CODES)}, "minItems": 2,

@@ -16,7 +16,7 @@ from starlette.testclient import WebSocketTestSession
 from gotown.server.config import Settings
 from gotown.server.redis_presence import TAKEN, member, presence_key, snapshot_of
 
-from .helpers import (
+from ..helpers import (
     REDIS_URL,
     auth,
     error_of,

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from gotown.bots import make_bot
 from gotown.server.services.bots import Bots
 
-from .helpers import new_game, wait_until
+from ..helpers import new_game, wait_until
 
 
 def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(

@@ -13,7 +13,7 @@ from gotown.server.errors import DomainError
 from gotown.server.services import GameService
 from gotown.server.services.bots import BOTS_ONLY_TURN_LIMIT
 
-from .helpers import (
+from ..helpers import (
     ViewRecorder,
     auth,
     bots_idle,

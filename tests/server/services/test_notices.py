@@ -16,9 +16,9 @@ from gotown.server.config import Settings
 from gotown.server.main import create_app
 from gotown.server.notify.vapid import VapidKey
 
-from .helpers import error_of, invite_code, service_of, state
-from .notify.mail_server import MailServer
-from .notify.push_service import BrowserSubscription, PushService
+from ..helpers import error_of, invite_code, service_of, state
+from ..notify.mail_server import MailServer
+from ..notify.push_service import BrowserSubscription, PushService
 
 DAY = 24 * 3600
 

@@ -40,8 +40,8 @@ from gotown.server.storage_turns import (
 )
 from gotown.server.tables import ActionRow, GameRow, NoticeRow, SeatRow
 
-from .helpers import REDIS_URL, auth, error_of, invite_code, reset_postgres, service_of
-from .test_sigkill import _call, _free_port, _start
+from ..helpers import REDIS_URL, auth, error_of, invite_code, reset_postgres, service_of
+from ..test_sigkill import _call, _free_port, _start
 
 DAY = 24 * 3600
 TABLES = 200

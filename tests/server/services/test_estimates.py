@@ -19,7 +19,7 @@ from gotown.server.errors import DomainError, status_of
 from gotown.server.services.estimates import last_turn_end
 from gotown.server.storage import StoredGame
 
-from .helpers import (
+from ..helpers import (
     EventCounter,
     auth,
     end_current_turn,

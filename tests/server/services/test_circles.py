@@ -12,7 +12,7 @@ from gotown.bots import make_bot
 from gotown.engine import Game
 from gotown.server.services.circles import bot_ratings, new_rating, plays_like, ranks, rate
 
-from .helpers import auth, error_of, invite_code, service_of, wait_until
+from ..helpers import auth, error_of, invite_code, service_of, wait_until
 
 
 def player(client: TestClient, name: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from gotown.server import schemas
 from gotown.server.services import views as views_module
 from gotown.server.storage import StoredGame
 
-from .helpers import (
+from ..helpers import (
     EventCounter,
     ViewRecorder,
     auth,

@@ -13,7 +13,7 @@ from gotown.server.clock import Clock
 from gotown.server.config import Settings
 from gotown.server.main import create_app
 
-from .helpers import auth, error_of, invite_code, service_of, state, wait_until
+from ..helpers import auth, error_of, invite_code, service_of, state, wait_until
 
 DAY = 24 * 3600
 

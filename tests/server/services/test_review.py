@@ -16,7 +16,7 @@ from gotown.engine import Action, Record
 from gotown.server.config import Settings
 from gotown.server.services.review import MAX_ACTIONS, iterations_for, review_json
 
-from .helpers import new_game, refused, running, service_of, wait_until
+from ..helpers import new_game, refused, running, service_of, wait_until
 
 
 def finished_game(client: TestClient, seed: int = 5) -> str:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from gotown.server.config import Settings
 
-from .helpers import (
+from ..helpers import (
     auth,
     new_game,
     play_to_end,

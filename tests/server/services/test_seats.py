@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from .helpers import (
+from ..helpers import (
     act,
     auth,
     bots_idle,

@@ -17,7 +17,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.server.pubsub import Notice
 
-from .helpers import auth, new_game, play_one, state
+from ..helpers import auth, new_game, play_one, state
 
 
 def _play(

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from gotown.server.services.players import digest
 
-from .helpers import auth, error_of, invite_code, service_of, state
+from ..helpers import auth, error_of, invite_code, service_of, state
 
 
 def new_player(client: TestClient, name: str = "Ann") -> dict[str, Any]:

@@ -12,7 +12,7 @@ from gotown.engine import Action, Game, Options
 from gotown.engine.errors import InvalidOptionsError
 from gotown.server.config import Settings
 
-from .helpers import (
+from ..helpers import (
     act,
     auth,
     error_of,
@@ -341,7 +341,7 @@ def test_stopping_and_starting_the_server_loses_nothing(settings: Settings) -> N
         import random
 
         rng = random.Random(1)
-        from .helpers import choose
+        from ..helpers import choose
 
         for _ in range(12):
             st = state(client, gid, tokens[0])

@@ -17,7 +17,7 @@ from gotown.server.services.bots import BOTS_ONLY_TURN_LIMIT
 from gotown.server.services.tokens import hash_token
 from gotown.server.storage import StoredGame, StoredSeat
 
-from .helpers import (
+from ..helpers import (
     auth,
     end_current_turn,
     end_turn,

@@ -9,7 +9,7 @@ import pytest
 from fastapi.dependencies import utils
 from fastapi.testclient import TestClient
 
-from .helpers import auth, new_game
+from ..helpers import auth, new_game
 
 
 def test_a_state_request_and_an_action_take_no_thread_for_their_dependencies(

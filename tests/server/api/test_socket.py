@@ -16,7 +16,7 @@ from gotown.engine import Action
 from gotown.server import schemas
 from gotown.server.config import Settings
 
-from .helpers import (
+from ..helpers import (
     REDIS_URL,
     ViewRecorder,
     auth,
@@ -170,7 +170,7 @@ def test_updates_cross_processes_through_redis(settings: Settings) -> None:
 
 
 def test_a_finished_game_nobody_watches_leaves_memory_not_the_database(client: TestClient) -> None:
-    from .helpers import play_to_end
+    from ..helpers import play_to_end
 
     gid, tokens = new_game(client, ["human", "human"], seed=37)
     final = play_to_end(client, gid, tokens, seed=3)
