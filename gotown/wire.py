@@ -2,7 +2,7 @@
 its WebSocket ``/ws/games/{id}`` send, and what a client sends on that socket.
 
 The server answers with these models (:mod:`gotown.server.schemas` re-exports them) and the
-terminal's remote client (:mod:`gotown.tui.remote`) reads its answers and messages with them,
+terminal's remote client (:mod:`gotown.tui.client`) reads its answers and messages with them,
 so that neither states the protocol again. Depends on pydantic and the data of
 :mod:`gotown.texts` only. Views, actions and events keep the engine's JSON shapes (FORMAT.md,
 docs/engine-api.md) and pass through as plain objects.

@@ -112,7 +112,8 @@ def play(
         raise click.BadParameter(f"{len(person_names)} names for {people} people",
                                  param_hint="--name")  # fmt: skip
     if url is not None:
-        from ..tui.remote import LinkError, run_remote
+        from ..tui.client import LinkError
+        from ..tui.remote import run_remote
 
         if replay_path:
             raise click.BadParameter("--connect plays, --replay shows a record: one of them",

@@ -16,10 +16,11 @@ from websockets.asyncio.client import connect
 from gotown.engine import Action
 from gotown.server.config import Settings
 from gotown.tui import words
-from gotown.tui.remote import LinkError, RemoteApp, play_remote_plain, take_seat
+from gotown.tui.client import LinkError, Seat, take_seat
+from gotown.tui.remote import RemoteApp
+from gotown.tui.remote_plain import hint_now, play_remote_plain
 from gotown.tui.table import LocalTable, Setup
 from gotown.tui.widgets import ActionList
-from gotown.wire import StateOut
 
 from .helpers import log_text, message_text, screen_text, wait_until
 
@@ -187,34 +188,11 @@ async def test_a_seat_link_plays_a_game_to_its_end_and_the_rematch(server_url):
         assert app.view.version < 5  # the rematch's first moves, not the old game
 
 
-def test_states_join_their_events_to_those_held_and_a_gap_is_seen():
-    from gotown.engine import Action, Game
-    from gotown.tui.remote import join_state
-
-    game = Game.new(players=2, seed=3, options={"first_player": 0})
-    first = game.view(0)
-    game.apply(Action.end_turn())
-    later = game.view(0).to_json()
-    count = len(first.events)
-
-    def state(events_from: int) -> StateOut:
-        view = {**later, "events": later["events"][events_from:]}
-        return StateOut.model_construct(view=view, events_from=events_from, legal=[])
-
-    joined = join_state(first, state(count))
-    assert joined is not None and joined[0] == game.view(0)
-    assert join_state(None, state(count)) is None  # holding nothing, sent only the rest
-    assert join_state(first, state(count + 1)) is None
-    assert join_state(first, state(0)) is not None  # every event again: taken as they are
-
-
 @pytest.mark.anyio
 async def test_plain_mode_at_a_server_table(server_url):
     """--connect --plain: the server's refusal with its rule, a move that reaches the other
     seat, that seat's move told back, and the end of the input leaves the table."""
     import io
-
-    from gotown.tui.remote import play_remote_plain
 
     created = create_game(server_url, first_player=1)
     seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
@@ -275,8 +253,6 @@ class CuttableRelay:
 @pytest.mark.anyio
 async def test_plain_mode_comes_back_when_the_connection_drops(server_url):
     import io
-
-    from gotown.tui.remote import Seat, play_remote_plain
 
     created = create_game(server_url, first_player=1)
     joined = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
@@ -435,44 +411,11 @@ async def test_r20b_a_stalemate_at_a_server_table_line_by_line(server_url):
     assert out.getvalue().count("(R20b)") == 1
 
 
-def test_the_terminal_reads_the_server_s_own_wire_schemas():
-    """The models the server answers with are those the terminal reads (gotown.wire), not a
-    copy; a socket message is typed, and one that is none is refused, not guessed at."""
-    import typing
-
-    from pydantic import ValidationError
-
-    from gotown import texts, wire
-    from gotown.server import schemas
-    from gotown.tui.remote import Seat, hello, refusal_text
-
-    for name in ("StateOut", "LobbyOut", "SeatOut", "ErrorBody", "JoinedOut", "HintOut"):
-        assert getattr(schemas, name) is getattr(wire, name)
-    assert schemas.Language is wire.Language and schemas.LANGUAGES == wire.LANGUAGES
-    assert typing.get_args(wire.Language) == texts.LANGUAGES  # the schema's enum: one list
-    refused = wire.read_message(
-        '{"type": "error", "error": {"code": "illegal", "message": "no dog here", "rule": "R13"}}'
-    )
-    assert isinstance(refused, wire.ErrorMessage)
-    assert refusal_text(refused.error) == "no dog here (R13)"
-    named = wire.ErrorBody(code="illegal", message="guarded (R11)", rule="R11")
-    assert refusal_text(named) == "guarded (R11)"
-    assert isinstance(wire.read_message('{"type": "pong"}'), wire.PongMessage)
-    for junk in ('{"type": "state"}', '{"type": "news"}', "[]", "not json"):
-        with pytest.raises(ValidationError):
-            wire.read_message(junk)
-    seat = Seat("http://h", "g", "secret")
-    assert json.loads(hello(seat, 0)) == {"token": "secret"}
-    assert json.loads(hello(seat, 7)) == {"token": "secret", "events_from": 7}
-
-
 @pytest.mark.anyio
 async def test_plain_mode_s_hint_is_the_server_s_typed_answer(server_url):
-    from gotown.tui.remote import _hint_now
-
     created = create_game(server_url, first_player=1)
     seat = await asyncio.to_thread(take_seat, created["invite_url"], "Term")
-    found = await asyncio.to_thread(_hint_now, seat)
+    found = await asyncio.to_thread(hint_now, seat)
     assert found and all(isinstance(a, Action) and 0 <= p <= 1 for a, p in found)
     with pytest.raises(LinkError):  # the server's refusal, in its words
-        await asyncio.to_thread(_hint_now, type(seat)(seat.base, seat.game_id, "wrong"))
+        await asyncio.to_thread(hint_now, type(seat)(seat.base, seat.game_id, "wrong"))
