@@ -17,7 +17,7 @@ the share of that error the estimates remove); and the calibration error (the bi
 between estimate and outcome, weighted by decisions). ``--plot`` draws the reliability
 diagram.
 
-Games are dealt and seated as in ``gotown/analysis/duel.py`` (game ``i`` from seed
+Games are dealt and seated as in ``gotown/tournament/duel.py`` (game ``i`` from seed
 ``seed * 1_000_003 + i``, seats alternating, ``turn_limit: 300``; a game with no winner is a
 loss).
 
@@ -37,11 +37,11 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
-from gotown.analysis.duel import plot_option, save_figure, seed_and_workers
 from gotown.bots import EXPERT_ITERATIONS, HARD_ITERATIONS, HINT_ITERATIONS, LEVELS, make_bot
 from gotown.bots.ismcts import SearchBot, winning_action
 from gotown.bots.rules import Table
 from gotown.engine import Game
+from gotown.tournament.duel import plot_option, save_figure, seed_and_workers
 
 #: The observed players: a search level and its iterations (two players: no work cap).
 OBSERVED = {"hard": HARD_ITERATIONS, "expert": EXPERT_ITERATIONS, "hint": HINT_ITERATIONS}

@@ -38,7 +38,7 @@ COMPILED_TREE = Path(os.environ.get("GOTOWN_BUILD_DIR") or ROOT / "build" / "com
 def random_play(players: int, seconds: float) -> dict[str, Any]:
     """Random play with the engine this process loaded (and UNO's core, when installed)."""
     import gotown.engine
-    from gotown.analysis.bench import play_random_games, rlcard_uno_actions_per_s
+    from gotown.tournament.bench import play_random_games, rlcard_uno_actions_per_s
 
     ours = play_random_games(players, seconds).actions_per_s
     uno = rlcard_uno_actions_per_s(players, seconds)

@@ -166,8 +166,8 @@ def main(
     results_path: Path | None,
 ) -> None:
     """Play OpenSpiel's ISMCTSBot against hard and print the result."""
-    from gotown.analysis.tournament import wilson
     from gotown.bots import HARD_ITERATIONS
+    from gotown.tournament.tournament import wilson
 
     budget = iterations or HARD_ITERATIONS
     setting = {"iterations": budget, "uct_c": uct_c, "turn_limit": turn_limit}

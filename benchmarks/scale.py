@@ -38,8 +38,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from gotown.analysis.duel import plot_option, save_figure
-from gotown.analysis.tournament import entry_names, wilson
+from gotown.tournament.duel import plot_option, save_figure
+from gotown.tournament.tournament import entry_names, wilson
 
 RESULTS = Path(__file__).resolve().parent / "bots-results"
 #: The published two-player tournaments (``benchmarks/bots.md``), each a results file.

@@ -139,7 +139,7 @@ def main(
 
 def evaluate(path: Path, against: list[str], games: int, players: int, seed: int) -> None:
     """Print the last generation's win rate (95% interval) against each, seats rotated."""
-    from gotown.analysis.tournament import run_tournament
+    from gotown.tournament.tournament import run_tournament
 
     me = f"ppo:path={path}"
     for other in against:

@@ -90,8 +90,8 @@ def train(
 
 def evaluate(path: Path, against: tuple[str, ...], games: int, players: int, seed: int) -> None:
     """Print the trained bot's win rate (95% interval) against each bot, seats rotated."""
-    from gotown.analysis.tournament import run_tournament
     from gotown.rl.policy import register_ppo_level
+    from gotown.tournament.tournament import run_tournament
 
     register_ppo_level()
     me = f"ppo:path={path}"

@@ -56,7 +56,7 @@ def bench(
     players: tuple[int, ...], seconds: float, seed: int, as_json: bool, no_reference: bool
 ) -> None:
     """Play uniformly random games on one core and print games/s and actions/s."""
-    from ..analysis.bench import play_random_games, rlcard_uno_actions_per_s
+    from ..tournament.bench import play_random_games, rlcard_uno_actions_per_s
 
     for count in players or (2, 3, 4):
         result = play_random_games(count, seconds, seed)

@@ -90,9 +90,10 @@ def analyze(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from ..analysis.findings import findings
-    from ..analysis.reporting import headlines, write_report
-    from ..analysis.simulation import (
+    from ..bots import parse_bot_spec
+    from ..study.findings import findings
+    from ..study.report import headlines, write_report
+    from ..study.simulation import (
         Configuration,
         lineup_configuration,
         load_plan,
@@ -100,7 +101,6 @@ def analyze(
         run,
         standard_study,
     )
-    from ..bots import parse_bot_spec
 
     if rule_option_texts and not bots:
         raise click.BadParameter("rule options go with --bots", param_hint="--option")
@@ -216,7 +216,7 @@ def review(
     from ..engine import GoTownError, Record
 
     if not no_plot:
-        from ..analysis.report import plot_formats
+        from ..tournament.standings import plot_formats
 
         extension = Path(plot_path).suffix.lower().removeprefix(".")
         if extension not in plot_formats():
@@ -244,7 +244,7 @@ def review(
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--seat") from None
     if not no_plot:
-        from ..analysis.review_plot import plot_review
+        from ..study.review_plot import plot_review
 
         plot_review(found, Path(plot_path))
 

@@ -92,9 +92,9 @@ def tournament(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from ..analysis.report import format_table, write_plot
-    from ..analysis.results import code_fingerprint, results_json
-    from ..analysis.tournament import GameResult, rule_options, run_tournament
+    from ..tournament.results import code_fingerprint, results_json
+    from ..tournament.standings import format_table, write_plot
+    from ..tournament.tournament import GameResult, rule_options, run_tournament
 
     given = parse_rule_options(rule_option_texts)
     try:
@@ -220,7 +220,7 @@ def _check_plot(plot_path: str) -> None:
     written."""
     from pathlib import Path
 
-    from ..analysis.report import plot_formats
+    from ..tournament.standings import plot_formats
 
     formats = plot_formats()
     extension = Path(plot_path).suffix.lower().removeprefix(".")
@@ -245,7 +245,7 @@ def _resume(
     games: int,
 ) -> tuple[list[Any], float]:
     """The games (and seconds) already played in the --json file that --resume continues."""
-    from ..analysis.results import load_results
+    from ..tournament.results import load_results
 
     done: list[Any] = []
     done_seconds = 0.0

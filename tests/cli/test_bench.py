@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from gotown.analysis.bench import play_random_games
 from gotown.cli import main
+from gotown.tournament.bench import play_random_games
 
 
 def test_bench_json_prints_one_object_with_the_documented_fields() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-import gotown.analysis.tournament as tournament_module
+import gotown.tournament.tournament as tournament_module
 from gotown.cli import main
 
 

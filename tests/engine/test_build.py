@@ -137,6 +137,6 @@ def test_the_builds_benchmark_measures_with_the_engine_it_loaded() -> None:
 
 
 def test_gotown_bench_says_which_build_it_measured() -> None:
-    from gotown.analysis.bench import play_random_games
+    from gotown.tournament.bench import play_random_games
 
     assert play_random_games(2, 0.05).compiled == gotown.engine.COMPILED

@@ -19,7 +19,7 @@ Every line plays ``--games`` two-player games (``--search-games`` for the three 
 which are about 250 times slower), seats alternating, on all cores, with the conditions of
 ``benchmarks/bots.sh`` (``turn_limit: 300``; a game with no winner counts as a loss), and the
 table gives each win rate with a 95% Wilson interval. Game ``i`` of every line is dealt from
-the same seed, so the lines differ only in the players (``gotown/analysis/duel.py``).
+the same seed, so the lines differ only in the players (``gotown/tournament/duel.py``).
 
     .venv/bin/python docs/research/experiments/ceiling.py --games 4000 --search-games 400
 """
@@ -31,13 +31,13 @@ from collections.abc import Sequence
 
 import click
 
-from gotown.analysis.duel import Seer, print_table, run, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.ismcts import SearchBot
 from gotown.bots.rules import RuleBot, _Exposure
 from gotown.bots.sampling import Sampler
 from gotown.engine import CODES, Action, Game, View
+from gotown.tournament.duel import Seer, print_table, run, seed_and_workers
 
 RULE_LINES = (
     ("medium", "medium"),

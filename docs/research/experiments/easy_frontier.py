@@ -3,7 +3,7 @@
 The issue asks for both: ``easy`` beats ``random`` in at least 90% of games, and ``medium``
 beats ``easy`` in at least 60%. This script measures the trade-off between the two over a
 family of candidate ``easy`` players, from the shipped ``easy`` to ``medium`` itself, each in
-three lines of two-player games (seats alternating, seed 0, as in ``gotown/analysis/duel.py``):
+three lines of two-player games (seats alternating, seed 0, as in ``gotown/tournament/duel.py``):
 
 - the candidate against ``random`` (the first target);
 - ``medium`` against the candidate (the second target);
@@ -39,12 +39,19 @@ from pathlib import Path
 import click
 from ceiling import SeerMedium
 
-from gotown.analysis.duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot, _Exposure
 from gotown.bots.sampling import Sampler
 from gotown.engine import Action, View
+from gotown.tournament.duel import (
+    Line,
+    plot_option,
+    print_table,
+    run,
+    save_figure,
+    seed_and_workers,
+)
 
 #: The variants between the shipped levels: name -> (medium's rule rather than easy's, keep
 #: threshold or None to build every pair at once, chance of a random action).

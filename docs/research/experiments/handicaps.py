@@ -7,8 +7,8 @@ handicap costs it at most 2 points against ``random`` and gives ``medium`` at le
 at least about 4.7 points conceded to ``medium`` per point lost against ``random``.
 
 Each handicapped ``medium`` below plays ``--games`` two-player games against ``random`` and as
-many against ``medium`` (seats alternating, as in ``gotown/analysis/duel.py``). The table gives both
-win rates, the points each line moved from ``medium``'s own (the first two lines), and the
+many against ``medium`` (seats alternating, as in ``gotown/tournament/duel.py``). The table gives
+both win rates, the points each line moved from ``medium``'s own (the first two lines), and the
 *exchange rate*: points given to ``medium`` per point lost against ``random``.
 
     .venv/bin/python docs/research/experiments/handicaps.py --games 2000 --plot handicaps.png
@@ -34,11 +34,18 @@ from pathlib import Path
 import click
 from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST, KeepOver
 
-from gotown.analysis.duel import Line, plot_option, print_table, run, save_figure, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import HOLD, WIN, TableLike, score_medium
 from gotown.engine import Action
+from gotown.tournament.duel import (
+    Line,
+    plot_option,
+    print_table,
+    run,
+    save_figure,
+    seed_and_workers,
+)
 
 #: A handicap's scoring: medium's score of an action in, the handicapped score out.
 Rescore = Callable[[TableLike, int, Action, float], float]

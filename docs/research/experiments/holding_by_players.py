@@ -32,12 +32,12 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
-from gotown.analysis.duel import seed_and_workers
-from gotown.analysis.tournament import wilson
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot
 from gotown.engine import Action, Game, View
+from gotown.tournament.duel import seed_and_workers
+from gotown.tournament.tournament import wilson
 
 RULES = ("hold", "no-hold")
 TURN_LIMIT = 300

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 
 import click
 
-from gotown.analysis.duel import print_table, run, seed_and_workers
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
 from gotown.bots.rules import RuleBot, TableLike, _Exposure
 from gotown.engine import Action, View
+from gotown.tournament.duel import print_table, run, seed_and_workers
 
 #: name -> (hold at all, hand size that excuses a floor, two builds excuse it, quiet turns count)
 VARIANTS: dict[str, tuple[bool, int, bool, bool]] = {

@@ -1,9 +1,10 @@
-"""One simulated game, observed: what the analysis reports are computed from.
+"""One simulated game, observed: what the study's report is computed from.
 
-A game is dealt and seated exactly as in a tournament (:func:`~.tournament.deal`,
-:func:`~.tournament.seatings`, :func:`~.tournament.bot_seed`): seat 0 starts, so a seat number
-is also the position in the turn order. Besides its result, the game yields rows of four
-tables: the game, each turn, each special card a seat held, each special card played.
+A game is dealt and seated exactly as in a tournament (:func:`~gotown.tournament.tournament.deal`,
+:func:`~gotown.tournament.tournament.seatings`, :func:`~gotown.tournament.tournament.bot_seed`):
+seat 0 starts, so a seat number is also the position in the turn order. Besides its result, the
+game yields rows of four tables: the game, each turn, each special card a seat held, each
+special card played.
 
 Everything here is read from what the players see (the acting seat's view, which the bot gets
 anyway, and the public events at the end), never from the engine's internals.
@@ -18,9 +19,9 @@ from typing import Any
 from gotown.bots import bot_from_spec, parse_bot_spec
 from gotown.bots.base import Bot
 from gotown.engine import Game, View
+from gotown.tournament.tournament import bot_seed, deal
 
 from .decks import change_deal
-from .tournament import bot_seed, deal
 
 #: The special cards (R12-R19); an action of one of these types plays that card.
 SPECIAL_CARDS = (

@@ -11,17 +11,17 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-import gotown.analysis.simulation as simulate_module
-from gotown.analysis.findings import mean, proportion, ratio
-from gotown.analysis.games import SPECIAL_CARDS, GameTask, observe_game
-from gotown.analysis.simulation import (
+import gotown.study.simulation as simulate_module
+from gotown.cli import main
+from gotown.study.findings import mean, proportion, ratio
+from gotown.study.games import SPECIAL_CARDS, GameTask, observe_game
+from gotown.study.simulation import (
     Configuration,
     load_plan,
     run,
     simulate,
     standard_study,
 )
-from gotown.cli import main
 
 
 def test_the_same_seed_gives_the_same_games_on_one_worker_or_two() -> None:

@@ -19,9 +19,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
-from gotown.analysis.tournament import wilson
 from gotown.bots.base import Bot
 from gotown.engine import Game
+
+from .tournament import wilson
 
 #: A benchmark's bot factory: a name and a seed in, a bot out.
 BotFor = Callable[[str, int], Bot]

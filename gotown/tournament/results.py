@@ -1,6 +1,6 @@
 """A tournament's results file: every game as it finishes, with a fingerprint of the code that
 played it, so that a tournament stopped part-way can go on (``gotown tournament --resume``) and
-never mixes two versions of a bot (:mod:`gotown.analysis.tournament` plays the games)."""
+never mixes two versions of a bot (:mod:`.tournament` plays the games)."""
 
 from __future__ import annotations
 

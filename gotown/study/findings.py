@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gotown.bots import LEVELS, parse_bot_spec
+from gotown.tournament.tournament import wilson
 
 from .games import SPECIAL_CARDS
-from .tournament import wilson
 
 if TYPE_CHECKING:
     import polars as pl

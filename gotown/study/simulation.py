@@ -1,11 +1,11 @@
 """Simulations: many observed games per configuration, as data frames (polars).
 
 A *configuration* is a line-up of bots (one spec per seat) and R23 options. Its games are
-dealt and seated as in a tournament (:mod:`.tournament`): the seats rotate over the line-up
-in blocks, so every bot starts equally often, and seat 0 always starts. Every configuration
-uses the same seed, so two configurations with the same number of players play the same deals
-(common random numbers: the difference an option makes is not drowned in the luck of the
-deal).
+dealt and seated as in a tournament (:mod:`gotown.tournament.tournament`): the seats rotate
+over the line-up in blocks, so every bot starts equally often, and seat 0 always starts. Every
+configuration uses the same seed, so two configurations with the same number of players play the
+same deals (common random numbers: the difference an option makes is not drowned in the luck of
+the deal).
 
 Game ``i`` depends only on the configuration, the seed, ``i`` and the turn limit, so the
 results are the same on 1 worker, 16 or a Ray cluster. With an output folder the games are
@@ -30,11 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 from gotown.bots import LEVELS, canonical_spec, parse_bot_spec
 from gotown.engine import OPTION_CHOICES, Options
+from gotown.tournament import results, tournament
+from gotown.tournament.runner import run_tasks
+from gotown.tournament.tournament import (
+    DEFAULT_TURN_LIMIT,
+    format_options,
+    rule_options,
+    seatings,
+)
 
-from . import decks, results, tournament
+from . import decks
 from .games import GameTask, ObservedGame, observe_game
-from .runner import run_tasks
-from .tournament import DEFAULT_TURN_LIMIT, format_options, rule_options, seatings
 
 if TYPE_CHECKING:
     import polars as pl

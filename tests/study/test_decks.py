@@ -9,12 +9,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from gotown.analysis.decks import PLAIN, change_deal, swap_focus, swapped, without
-from gotown.analysis.findings import findings
-from gotown.analysis.reporting import write_report
-from gotown.analysis.simulation import Configuration, load_plan, run, tasks_of
-from gotown.analysis.tournament import deal
 from gotown.engine import CODES, COPIES, DECK_SIZE, Game
+from gotown.study.decks import PLAIN, change_deal, swap_focus, swapped, without
+from gotown.study.findings import findings
+from gotown.study.report import write_report
+from gotown.study.simulation import Configuration, load_plan, run, tasks_of
+from gotown.tournament.tournament import deal
 
 
 def _cards(position: dict[str, object]) -> Counter[str]:

@@ -1,9 +1,9 @@
-"""What a tournament's results look like to people: the table the command prints and the plot
-it writes (:mod:`gotown.analysis.tournament` plays the games).
+"""The standings: what a tournament's results look like to people, the table the command prints
+and the plot it writes (:mod:`.tournament` plays the games).
 
 Kept apart from the games, so that a change here leaves the code fingerprint of stored results
-as it is (:func:`~gotown.analysis.results.code_fingerprint`): a tournament played in parts
-can go on after the report has changed.
+as it is (:func:`~.results.code_fingerprint`): a tournament played in parts can go on after
+the table or the plot has changed.
 """
 
 from __future__ import annotations

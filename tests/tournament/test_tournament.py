@@ -16,11 +16,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import gotown.analysis.results as results_module
-import gotown.analysis.tournament as tournament_module
-from gotown.analysis.report import format_table, write_plot
-from gotown.analysis.results import RESULTS_FORMAT, code_digest, load_results, results_json
-from gotown.analysis.tournament import (
+import gotown.tournament.results as results_module
+import gotown.tournament.tournament as tournament_module
+from gotown.cli import main
+from gotown.engine import Action, Game, Options, View
+from gotown.tournament.results import RESULTS_FORMAT, code_digest, load_results, results_json
+from gotown.tournament.standings import format_table, write_plot
+from gotown.tournament.tournament import (
     GameResult,
     bot_seed,
     entry_names,
@@ -30,8 +32,6 @@ from gotown.analysis.tournament import (
     summarise,
     wilson,
 )
-from gotown.cli import main
-from gotown.engine import Action, Game, Options, View
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -751,9 +751,9 @@ def test_the_fingerprint_covers_the_games_code_but_not_the_report(
 
     monkeypatch.setattr(Path, "read_bytes", recording)
     results_module.code_fingerprint.__wrapped__()  # (the cached one read the files once)
-    assert {"engine/game.py", "bots/ismcts.py", "analysis/tournament.py"} <= set(read)
+    assert {"engine/game.py", "bots/ismcts.py", "tournament/tournament.py"} <= set(read)
     # A new table or plot does not stop a tournament played in parts from going on.
-    assert "analysis/report.py" not in read
+    assert "tournament/standings.py" not in read
 
 
 def test_think_times_survive_a_save_to_a_tenth_of_a_microsecond() -> None:

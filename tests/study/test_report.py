@@ -7,9 +7,9 @@ from pathlib import Path
 
 import polars as pl
 
-from gotown.analysis.findings import findings
-from gotown.analysis.reporting import write_report
-from gotown.analysis.simulation import run, standard_study, tasks_of
+from gotown.study.findings import findings
+from gotown.study.report import write_report
+from gotown.study.simulation import run, standard_study, tasks_of
 
 
 def test_a_small_study_writes_every_report(tmp_path: Path) -> None:

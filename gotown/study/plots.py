@@ -1,5 +1,5 @@
-"""The analysis report's plots (matplotlib, PNG): who wins by position, game length, how games
-end, skill against luck, and the paired changes of cards and options (:mod:`.reporting` lays
+"""The study report's plots (matplotlib, PNG): who wins by position, game length, how games
+end, skill against luck, and the paired changes of cards and options (:mod:`.report` lays
 them out). An interval is a line, a detectable effect a filled dot, one that is not an open
 one; legends stay outside the data.
 """

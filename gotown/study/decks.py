@@ -2,10 +2,11 @@
 floor card in one hand, to measure what the card does against a control.
 
 The engine deals the 54 cards of R2 and nothing else, so a change is made to the study's own
-deal: game ``i`` is dealt as usual (:func:`~.tournament.deal`), its position is changed, and
-the game goes on from the changed position (``Game.from_position`` with a chosen draw pile;
-the seed of what chance does next is kept). Every other card stays where it was, so game
-``i`` with and without the change differ only there (a paired design: common random numbers).
+deal: game ``i`` is dealt as usual (:func:`~gotown.tournament.tournament.deal`), its position
+is changed, and the game goes on from the changed position (``Game.from_position`` with a chosen
+draw pile; the seed of what chance does next is kept). Every other card stays where it was, so
+game ``i`` with and without the change differ only there (a paired design: common random
+numbers).
 
 - ``swap``: one seat that starts with the card (its hand when turn 1 begins; chosen at random
   among those that do) gets, for each copy it holds, the *plain floor card* (a number, never

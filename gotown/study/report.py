@@ -1,4 +1,4 @@
-"""The analysis report: one self-contained HTML file (plots as data URIs) and the same as
+"""The study's report: one self-contained HTML file (plots as data URIs) and the same as
 Markdown with PNG plots, both from :func:`.findings.findings` through one list of sections
 (title, text, tables, plots) that two Jinja2 templates lay out.
 
@@ -459,7 +459,7 @@ def _environment() -> Any:
     import jinja2
 
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("gotown.analysis", "templates"),
+        loader=jinja2.PackageLoader("gotown.study", "templates"),
         autoescape=jinja2.select_autoescape(["html.jinja"]),
         trim_blocks=True,
         lstrip_blocks=True,

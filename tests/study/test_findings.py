@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from gotown.analysis.findings import MIN_N, card_findings, findings, holm, luck_share
-from gotown.analysis.games import ObservedGame
-from gotown.analysis.reporting import headlines, percent, sections
-from gotown.analysis.simulation import Configuration, frames, load_plan
+from gotown.study.findings import MIN_N, card_findings, findings, holm, luck_share
+from gotown.study.games import ObservedGame
+from gotown.study.report import headlines, percent, sections
+from gotown.study.simulation import Configuration, frames, load_plan
 
 LINEUP = Configuration(("random", "medium"), games=4)
 

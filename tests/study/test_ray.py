@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ray
 
-from gotown.analysis.simulation import Configuration, run
+from gotown.study.simulation import Configuration, run
 
 
 def test_a_local_ray_run_equals_the_local_run() -> None:
