@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gotown.bots as bots
+import gotown.bots.hints as hint_budget
 from gotown.bots import (
     EXPERT_ITERATIONS,
     EXPERT_WORK,
@@ -310,7 +311,7 @@ def test_a_hint_cut_short_gives_only_the_actions_it_estimated(
 ) -> None:
     """Under load the hint's think time ends its search early: an action it never tried has
     no estimate, and is not shown as a 0% chance."""
-    monkeypatch.setattr(bots, "HINT_SECONDS", 0.0)  # one iteration: one action tried
+    monkeypatch.setattr(hint_budget, "HINT_SECONDS", 0.0)  # one iteration: one action tried
     game = random_position(2, seed=5, steps=20, options={})
     view, legal = game.view(game.active), game.legal_actions()
     assert len(legal) >= 3
