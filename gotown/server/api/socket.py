@@ -147,7 +147,7 @@ class Connection:
     async def send_state(self, state: schemas.StateOut) -> None:
         """Send ``{"type": "state", "state": ...}``, encoded by the service (off the event loop
         when it is long), and count the events it holds as sent."""
-        text = '{"type":"state","state":' + await self.service.views.encode(state) + "}"
+        text = '{"type":"state","state":' + await self.service.seat_states.encode(state) + "}"
         if self.websocket.application_state != WebSocketState.CONNECTED:
             raise WebSocketDisconnect(1006)
         await self.websocket.send_text(text)
@@ -242,9 +242,9 @@ class Connection:
             async with self.service.pubsub.subscribe(self.game_id) as notices:
                 # Subscribed: a change from now on is noticed; one made before is caught up here.
                 await self.service.registry.catch_up_quietly(live)
-                views = self.service.views
+                states = self.service.seat_states
                 try:
-                    first = await views.state_for(live, self.seat, self.base, resume_from)
+                    first = await states.state_for(live, self.seat, self.base, resume_from)
                 except DomainError as exc:  # (the database does not answer)
                     await self.refuse(exc)
                     return
@@ -287,9 +287,9 @@ class Connection:
             except NotFoundError as exc:  # (closed by the operator: gotown admin close)
                 await self.refuse(exc)
                 raise WebSocketDisconnect(4404, exc.message) from exc
-            views = self.service.views
+            states = self.service.seat_states
             fresh = notice.change != "action"  # (an action changes no one's presence)
-            state = await views.state_for(live, self.seat, self.base, self.sent, presence=fresh)
+            state = await states.state_for(live, self.seat, self.base, self.sent, presence=fresh)
             await self.send_state(state)
             metrics.update_sent(here, self.game_id, state.version, self.seat, id(self))
 

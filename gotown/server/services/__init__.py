@@ -4,7 +4,7 @@
 ``registry``     the games held in memory, loaded from and checked against the database
 ``tokens``       seats' secret tokens
 ``presence``     which seats are connected, since when one is away (memory:// or redis://)
-``views``        what each seat is shown: lobby, state, replay
+``seat_states``  what each seat is shown: lobby, state, replay
 ``moves``        the one road of a move: checked, stored, made current, told
 ``bots``         the bots at the tables, their workers and the quota of tables of bots only
 ``play``         create, join, act, rematch
@@ -43,9 +43,9 @@ from .players import Players
 from .presence import LocalPresence, presence_for
 from .registry import LiveGame, Registry
 from .review import Reviews
+from .seat_states import SeatStates
 from .seats import Seats
 from .sockets import Sockets
-from .views import Views
 
 log = logging.getLogger("gotown.server")
 
@@ -62,16 +62,16 @@ class GameService:
         self.clock = clock
         self.registry = Registry(settings, store, pubsub)
         self.presence: LocalPresence = presence_for(settings, self.registry)
-        self.views = Views(settings, self.registry, self.presence)
+        self.seat_states = SeatStates(settings, self.registry, self.presence)
         self.moves = Moves(self.registry, clock)
-        self.bots = Bots(settings, self.registry, self.views, self.moves, clock)
+        self.bots = Bots(settings, self.registry, self.seat_states, self.moves, clock)
         self.players = Players(self.registry, clock)
         self.circles = Circles(self.registry, clock)
         self.play = Play(
             settings,
             self.registry,
             self.presence,
-            self.views,
+            self.seat_states,
             self.bots,
             self.moves,
             clock,
@@ -83,8 +83,8 @@ class GameService:
         self.moves.after.append(self.bots.kick)
         self.moves.after.append(self._timed)
         self.moves.after.append(self.circles.after_move)
-        self.seats = Seats(self.registry, self.presence, self.views, self.bots, self.play)
-        self.estimates = Estimates(settings, self.registry, self.views)
+        self.seats = Seats(self.registry, self.presence, self.seat_states, self.bots, self.play)
+        self.estimates = Estimates(settings, self.registry, self.seat_states)
         self.reviews = Reviews(settings, self.registry)
         self.sockets = Sockets(settings)
         #: The games with bots being resumed after the start (:meth:`start`).
@@ -147,7 +147,7 @@ class GameService:
         # (together: each may wait for a decision under way to end)
         workers = [*self.bots.shutdown_workers(), self.estimates.workers, self.reviews.workers]
         await asyncio.gather(*(asyncio.to_thread(w.shutdown) for w in workers))
-        self.views.close()
+        self.seat_states.close()
         await self.notices.close()
         await self.presence.close()
         await self.registry.changes.close()

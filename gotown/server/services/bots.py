@@ -55,7 +55,7 @@ from ..workers import Workers
 from .deadlines import pace_of
 from .moves import Moves
 from .registry import LiveGame, PerGame, Registry
-from .views import Views
+from .seat_states import SeatStates
 
 log = logging.getLogger("gotown.server")
 
@@ -115,11 +115,16 @@ class Bots:
     LEVELS = LEVELS
 
     def __init__(
-        self, settings: Settings, registry: Registry, views: Views, moves: Moves, clock: Clock
+        self,
+        settings: Settings,
+        registry: Registry,
+        seat_states: SeatStates,
+        moves: Moves,
+        clock: Clock,
     ) -> None:
         self.settings = settings
         self.registry = registry
-        self.views = views
+        self.seat_states = seat_states
         self.moves = moves
         self.clock = clock
         processes = settings.worker_processes
@@ -364,7 +369,7 @@ class Bots:
         fallback = legal[random.Random(seed).randrange(len(legal))]
         try:
             bot = self.bot_for(live, seat)
-            view = await self.views.seat_view(game, seat)
+            view = await self.seat_states.seat_view(game, seat)
             with metrics.bot_decision(live.stored.seats[seat].level or "medium"):
                 # In the fair order of the table's address, then of the table (fairgate.py).
                 if any(s.kind != "bot" for s in live.stored.seats):

@@ -37,8 +37,8 @@ from ..fairgate import Admission, FairGate
 from ..storage import StoredGame
 from ..workers import Workers
 from .registry import LiveGame, PerGame, Registry, new_game, shared_once
+from .seat_states import SeatStates
 from .tokens import require_seat
-from .views import Views
 
 log = logging.getLogger("gotown.server")
 
@@ -88,10 +88,10 @@ class _Cache:
 
 
 class Estimates:
-    def __init__(self, settings: Settings, registry: Registry, views: Views) -> None:
+    def __init__(self, settings: Settings, registry: Registry, seat_states: SeatStates) -> None:
         self.settings = settings
         self.registry = registry
-        self.views = views
+        self.seat_states = seat_states
         self.workers = Workers("hint", 1, processes=settings.worker_processes, niceness=5)
         self.gate = FairGate(1)
         self._pending = Admission(
@@ -123,7 +123,7 @@ class Estimates:
         async def run() -> T:
             seen = view
             if isinstance(seen, Game):
-                seen = await self.views.seat_view(seen, seat)
+                seen = await self.seat_states.seat_view(seen, seat)
             async with self.gate.slot((live.id, seat), client):
                 return await self.workers.run(compute, seen)
 
@@ -206,6 +206,8 @@ class Estimates:
         return await shared_once(
             turn_ends,
             (seat, len(actions)),
-            lambda: loop.run_in_executor(self.views.executor, last_turn_end, stored, actions, seat),
+            lambda: loop.run_in_executor(
+                self.seat_states.executor, last_turn_end, stored, actions, seat
+            ),
             keep_the_newest,
         )

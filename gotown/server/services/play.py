@@ -39,8 +39,8 @@ from .deadlines import check_pace, turn_record
 from .moves import Moves
 from .presence import LocalPresence
 from .registry import LiveGame, Registry, new_game
+from .seat_states import SeatStates
 from .tokens import check_seat_number, hash_token, require_seat
-from .views import Views
 
 #: Every invitation code is ``secrets.token_urlsafe`` (12 characters) in a column of 64:
 #: anything else is no game's, answered as unknown without asking the database.
@@ -53,7 +53,7 @@ class Play:
         settings: Settings,
         registry: Registry,
         presence: LocalPresence,
-        views: Views,
+        seat_states: SeatStates,
         bots: Bots,
         moves: Moves,
         clock: Clock,
@@ -62,7 +62,7 @@ class Play:
         self.settings = settings
         self.registry = registry
         self.presence = presence
-        self.views = views
+        self.seat_states = seat_states
         self.bots = bots
         self.moves = moves
         self.clock = clock
@@ -175,12 +175,12 @@ class Play:
             await self.maybe_start(live)
         finally:
             self.bots.release_bots_only(game_id)  # (unless its bots play)
-        urls = self.views.urls(live, base_url)
+        urls = self.seat_states.urls(live, base_url)
         return schemas.CreatedOut(
             game_id=game_id,
             seat=creator_seat,
             token=token,
-            play_url=self.views.play_url(game_id, token, base_url),
+            play_url=self.seat_states.play_url(game_id, token, base_url),
             invite_url=urls["invite_url"],
             watch_url=urls["watch_url"],
         )
@@ -261,7 +261,7 @@ class Play:
             game_id=game_id,
             seat=seat,
             token=token,
-            play_url=self.views.play_url(game_id, token, base_url),
+            play_url=self.seat_states.play_url(game_id, token, base_url),
         )
 
     async def maybe_start(self, live: LiveGame) -> None:
@@ -299,7 +299,9 @@ class Play:
         """:meth:`play`, then the state after it, with the events from ``body.events_from``."""
         live, seat = await self.play(game_id, token, body)
         # (The presence as last read: an action changes no one's.)
-        return await self.views.state_for(live, seat, base_url, body.events_from, presence=False)
+        return await self.seat_states.state_for(
+            live, seat, base_url, body.events_from, presence=False
+        )
 
     async def play(
         self, game_id: str, token: str | None, body: schemas.ActionIn

@@ -1,4 +1,6 @@
 """What each seat is shown: the lobby, the state (its view and legal actions), the replay.
+(A "view" is only ever the engine's: what one seat may know, R22; a seat's state is built from
+it, hence this module's name.)
 
 Every payload for a seat comes from ``game.view(seat)`` (``game.public_view()`` for spectators),
 or from the view of a copy without history plus ``game.events(seat, start)`` (the same seat's
@@ -127,7 +129,7 @@ def replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
 
 @dataclass
 class _Shown:
-    """What views keep of one game: the full views of its current version ((seat, version) ->
+    """What is kept of one game: the full views of its current version ((seat, version) ->
     JSON), its replay by seat (None: a spectator) once it is over, and its ``frozen_turns``."""
 
     views: dict[tuple[int | None, int], asyncio.Future[dict[str, Any]]] = field(
@@ -140,7 +142,7 @@ class _Shown:
     counting: dict[int, asyncio.Future[FrozenCount]] = field(default_factory=dict)
 
 
-class Views:
+class SeatStates:
     def __init__(self, settings: Settings, registry: Registry, presence: LocalPresence) -> None:
         self.settings = settings
         self.registry = registry

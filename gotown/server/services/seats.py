@@ -16,17 +16,22 @@ from .bots import Bots
 from .play import Play
 from .presence import LocalPresence
 from .registry import LiveGame, Registry
+from .seat_states import SeatStates
 from .tokens import check_seat_number, require_seat
-from .views import Views
 
 
 class Seats:
     def __init__(
-        self, registry: Registry, presence: LocalPresence, views: Views, bots: Bots, play: Play
+        self,
+        registry: Registry,
+        presence: LocalPresence,
+        seat_states: SeatStates,
+        bots: Bots,
+        play: Play,
     ) -> None:
         self.registry = registry
         self.presence = presence
-        self.views = views
+        self.seat_states = seat_states
         self.bots = bots
         self.play = play
 
@@ -61,7 +66,7 @@ class Seats:
             raise ConflictError("seat-taken", f"seat {seat} keeps changing: try again")
         await self.registry.notify(live, "lobby")
         self.bots.kick(live)
-        return self.views.lobby(live, "")
+        return self.seat_states.lobby(live, "")
 
     @staticmethod
     def _refuse_if_over(live: LiveGame) -> None:

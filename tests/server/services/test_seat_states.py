@@ -1,4 +1,4 @@
-"""What each seat is shown (:mod:`gotown.server.services.views`): the state's own fields."""
+"""What each seat is shown (:mod:`gotown.server.services.seat_states`): the state's own fields."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from starlette.testclient import WebSocketTestSession
 
 from gotown.engine import Action, Game, Options
 from gotown.server import schemas
-from gotown.server.services import views as views_module
+from gotown.server.services import seat_states as seat_states_module
 from gotown.server.storage import StoredGame
 
 from ..helpers import (
@@ -68,7 +68,7 @@ def test_the_kept_frozen_count_is_the_engine_s_at_every_step(data: st.DataObject
     """``FrozenCount`` read on event by event (in chunks of any size, as states are built) is
     ``View.frozen_turns`` after every action, for every seat and a spectator alike."""
     game = _random_game(data)
-    count = views_module.FrozenCount()
+    count = seat_states_module.FrozenCount()
     for _ in range(data.draw(st.integers(1, 12))):
         if game.is_over:
             break
@@ -108,7 +108,7 @@ def test_the_state_counts_the_turns_that_held_nothing_but_their_end(client: Test
             assert pushed["frozen_turns"] == game.public_view().frozen_turns
             assert r.json()["frozen_turns"] == pushed["frozen_turns"]
             counts.append(pushed["frozen_turns"])
-    assert game.event_count > views_module.EVENTS_BUILT_IN_LOOP
+    assert game.event_count > seat_states_module.EVENTS_BUILT_IN_LOOP
     for seat, token in ((0, tokens[0]), (1, tokens[1]), (None, None)):
         assert state(client, gid, token)["frozen_turns"] == game.view(seat).frozen_turns
     # Once both hands are full (R7b), every ended turn adds one.
@@ -149,7 +149,7 @@ def test_a_long_game_s_state_reads_only_its_new_events(
         seat1.send_json({"token": tokens[1]})
         held = {"spectator": next_state(spectator), "seat1": next_state(seat1)}
         assert held["spectator"]["frozen_turns"] == game.public_view().frozen_turns
-        assert max(n for loop, n in converted if loop) <= views_module.EVENTS_BUILT_IN_LOOP
+        assert max(n for loop, n in converted if loop) <= seat_states_module.EVENTS_BUILT_IN_LOOP
         for _ in range(4):
             converted.clear()
             me = game.active
@@ -253,7 +253,7 @@ def test_replay_frames_are_exactly_those_of_a_whole_view_after_every_action(
     thief_game: Game, seat: int | None
 ) -> None:
     stored = record_of(thief_game)
-    new = views_module.replay_frames(stored, seat)
+    new = seat_states_module.replay_frames(stored, seat)
     assert new.model_dump_json() == _frames_the_old_way(stored, seat).model_dump_json()
     assert len(new.frames) == thief_game.version + 1
 
@@ -264,7 +264,7 @@ def test_a_replay_converts_each_event_once(
 ) -> None:
     stored = record_of(thief_game)
     counter = EventCounter(monkeypatch)
-    views_module.replay_frames(stored, seat)
+    seat_states_module.replay_frames(stored, seat)
     # A whole view per frame converted some 15,000 events for this game's 262.
     assert 0 < counter.converted <= 2 * thief_game.event_count
 
@@ -291,13 +291,13 @@ def test_a_finished_game_s_replay_is_built_once_per_seat(
 
     play_to_end(client, gid, tokens, seed=5)
     built: list[int | None] = []
-    frames = views_module.replay_frames
+    frames = seat_states_module.replay_frames
 
     def counted(stored: Any, seat: int | None) -> Any:
         built.append(seat)
         return frames(stored, seat)
 
-    monkeypatch.setattr(views_module, "replay_frames", counted)
+    monkeypatch.setattr(seat_states_module, "replay_frames", counted)
     answers = {}
     for token in (None, tokens[0], None, tokens[0], None):
         r = client.get(f"/api/games/{gid}/replay", headers=auth(token))

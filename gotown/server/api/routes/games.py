@@ -39,13 +39,13 @@ async def create_game(
 async def invitation(code: str, base: BaseUrl, service: Service) -> schemas.LobbyOut:
     """The game behind an invitation code, with its free seats."""
     game_id = await service.play.game_for_invite(code)
-    return await service.views.lobby_of(game_id, base, invited=True)
+    return await service.seat_states.lobby_of(game_id, base, invited=True)
 
 
 @router.get("/games/{game_id}/lobby", response_model=schemas.LobbyOut, responses=ERRORS)
 async def lobby(game_id: str, base: BaseUrl, service: Service, token: Token) -> schemas.LobbyOut:
     """Seats and options; the invitation link only with a seat's token."""
-    return await service.views.lobby_of(game_id, base, token)
+    return await service.seat_states.lobby_of(game_id, base, token)
 
 
 @router.post("/games/{game_id}/join", response_model=schemas.JoinedOut, responses=ERRORS)
@@ -59,7 +59,7 @@ async def join(
 
 async def _state_response(service: GameService, state: schemas.StateOut) -> Response:
     """The state as JSON, encoded by the service (off the event loop when it is long)."""
-    return Response(await service.views.encode(state), media_type="application/json")
+    return Response(await service.seat_states.encode(state), media_type="application/json")
 
 
 @router.get("/games/{game_id}/state", response_model=schemas.StateOut, responses=ERRORS)
@@ -72,7 +72,7 @@ async def state(
 ) -> Response:
     """The seat's view (with its token) or the public view (without); with ``events_from``,
     only the events from that index on (a 422 beyond the game's events)."""
-    answer = await service.views.state(game_id, token, base, events_from)
+    answer = await service.seat_states.state(game_id, token, base, events_from)
     return await _state_response(service, answer)
 
 
@@ -89,7 +89,7 @@ async def act(
 @router.get("/games/{game_id}/replay", response_model=schemas.ReplayOut, responses=ERRORS)
 async def replay(game_id: str, service: Service, token: Token) -> schemas.ReplayOut:
     """Every step of a finished game: the public view, or the seat's own view with its token."""
-    return await service.views.replay(game_id, token)
+    return await service.seat_states.replay(game_id, token)
 
 
 @router.post("/games/{game_id}/rematch", response_model=schemas.JoinedOut, responses=ERRORS)
@@ -106,7 +106,7 @@ async def rematch(game_id: str, base: BaseUrl, service: Service, token: Token) -
 async def qr(code: str, base: BaseUrl, service: Service) -> Response:
     """The invitation link as a QR code (SVG), for whoever holds the invitation code."""
     game_id = await service.play.game_for_invite(code)
-    lobby = await service.views.lobby_of(game_id, base, invited=True)
+    lobby = await service.seat_states.lobby_of(game_id, base, invited=True)
     assert lobby.invite_url is not None
     try:
         code_image = segno.make(lobby.invite_url, error="m")

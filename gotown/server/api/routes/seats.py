@@ -26,7 +26,7 @@ async def hand_to_bot(
     (and nothing changes) while as many as the server allows are playing."""
     level = body.level if body else "medium"
     await service.seats.hand_to_bot(game_id, token, seat, level, client)
-    return await service.views.lobby_of(game_id, base, token)
+    return await service.seat_states.lobby_of(game_id, base, token)
 
 
 @router.post("/games/{game_id}/reclaim", status_code=204, responses=ERRORS)
