@@ -1,4 +1,4 @@
-"""Search over the hidden information: single-observer information-set MCTS.
+"""Search over the hidden information: information-set MCTS (ISMCTS).
 
 The algorithm is SO-ISMCTS (Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree
 Search", IEEE TCIAIG 4(2), 2012, Algorithm 2). One tree is grown for the deciding seat's
@@ -17,25 +17,25 @@ information set. Every iteration
    winner, or, when the rollout was cut short, an estimate from tower heights;
 5. backs the result up, each node crediting the seat that chose its action.
 
+In GoTown this single-observer search is also the multiple-observer one (MO-ISMCTS, the same
+paper), which grows one tree per seat branching on the moves as that seat observes them: every
+action is public (R22), only chance is hidden, and the tree does not branch on chance (a draw
+happens inside the determinised game), so each seat's tree would have this one's shape and
+statistics, each node credited to the seat that chose it, as here.
+
 The move played is the most visited child of the root; a child's mean reward is its estimated
-win probability (used by :func:`gotown.bots.hint`). One exception: once :data:`FROZEN_ROUNDS`
-whole rounds have passed in which every turn was only ended, the move is the most visited child
-that is not the end of the turn (and :meth:`SearchBot.evaluate` ranks the end of the turn
-last). The samples give the others hands that would act, so the search may wait for them for
-ever, when they really hold full hands that can do nothing (R7b): a game nobody wins.
-(Measured: on the 17 deals of 1,000 that ``hard`` and ``medium`` left without a winner, this
-made 8 end, ``benchmarks/bots.md``.) A budget is an amount of *work*: at most
-``iterations`` iterations and, optionally, at most ``work`` units, a unit being one simulated
-action (applied on the way down the tree or in a rollout) and every iteration counting
-:data:`ITERATION_WORK` more for its deal and descent. So the same seed gives the same choices
-on any machine, and a decision takes about the same time whatever the position: early in a
-game, or with four players, rollouts are long and fewer iterations fit; near the end more do.
-A think time can cap it as well (the hint does so), at the cost of reproducibility under load.
-``hard`` and ``expert`` use iteration budgets with two players, and cap the work with three
-or four (:mod:`gotown.bots`), where every simulated action costs more and rollouts are longer:
-at the same iterations a four-player decision took about four times as long as a two-player
-one. Twice ``hard``'s work in two-player games won no more often against ``medium``
-(``benchmarks/bots.md``).
+win probability (used by :func:`gotown.bots.hint`). Once :data:`FROZEN_ROUNDS` whole rounds have
+passed in which every turn was only ended, it is the most visited child that is not the end of
+the turn (:meth:`SearchBot.evaluate` ranks it last), or the search could wait for ever on
+opponents holding full hands that can do nothing (R7b). A budget is an amount of *work*, so
+that the same seed gives the same choices on any machine and a decision about the same time
+in any position: at most ``iterations`` iterations and, optionally, at most ``work`` units (one
+simulated action; :data:`ITERATION_WORK` more per iteration), which ``hard`` and ``expert`` cap
+with three or four players (:mod:`gotown.bots`). A think time can cap it as well (the hint does
+so), at the cost of reproducibility under load.
+
+What was measured (the frozen-game rule, the work caps with three or four players, budgets that
+bought nothing): ``docs/research/2026-12-02-ismcts-notes.md``.
 """
 
 from __future__ import annotations

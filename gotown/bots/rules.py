@@ -6,20 +6,20 @@ are those of a sensible person: win at once when you can, steal a floor (it cost
 opponent one and gains you one), preferring the leader's, build, keep a dog on your top floor,
 hit the player closest to winning with the jack-hammer, wrecking ball and milkshake.
 
-What was measured (``benchmarks/bots.md``): most cards are worth playing at once (a hand of 8
-stops the draw, R7b, and holding a milkshake, a jack-hammer or a joker "for when it matters"
-made a bot weaker), but not a pair of floor cards. A new top floor with no dog is stolen (R11)
-by an opponent who holds either of its two values, which is most of the time, and a steal
-swings two floors. So ``medium`` keeps a pair in hand while the opponents probably hold a card
-that steals its floor (card counting over what the view shows), and builds it once it can be
-guarded (a dog in hand), once the hand is full (8 cards: no more draws), or when no opponent
-acts before its next turn (a donut truck on the table, every opponent with a pending
-milkshake). Against the earlier ``medium``, which held a pair only in narrower cases, this
-alone won 59% of 6,000 games. With four players it builds every pair at once: with three
-opponents, holding gained nothing measurable and made games three times as long. Its other
-care is in the order and the aim: a thief first (the card it brings may build), steals before
-builds, joker floors after number floors, the dog after the builds (on the new top floor), the
-wrecking ball kept while a jack-hammer can do the job.
+What was measured (``docs/research/2026-11-21-bot-strength.md``): most cards are worth playing
+at once (a hand of 8 stops the draw, R7b, and holding a milkshake, a jack-hammer or a joker "for
+when it matters" made a bot weaker), but not a pair of floor cards. A new top floor with no dog
+is stolen (R11) by an opponent who holds either of its two values, which is most of the time,
+and a steal swings two floors. So ``medium`` keeps a pair in hand while the opponents probably
+hold a card that steals its floor (card counting over what the view shows), and builds it once
+it can be guarded (a dog in hand), once the hand is full (8 cards: no more draws), or when no
+opponent acts before its next turn (a donut truck on the table, every opponent with a pending
+milkshake). Against the earlier ``medium``, which held a pair only in narrower cases, this alone
+won 59% of 6,000 games. With four players it builds every pair at once: with three opponents,
+holding gained nothing measurable and made games three times as long. Its other care is in the
+order and the aim: a thief first (the card it brings may build), steals before builds, joker
+floors after number floors, the dog after the builds (on the new top floor), the wrecking ball
+kept while a jack-hammer can do the job.
 
 The scoring reads a *table*: any object with the attributes of :class:`Table` (a
 :class:`~gotown.engine.Game` has them, so rollouts score straight on the game; a view is
