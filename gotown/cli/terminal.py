@@ -135,7 +135,7 @@ def play(
         except (OSError, ValueError) as error:
             raise click.BadParameter(str(error), param_hint="--replay") from None
         return
-    from ..tui.table import Setup
+    from ..tui.session import Setup
 
     if save_path and not os.path.isdir(os.path.dirname(os.path.abspath(save_path))):
         raise click.BadParameter(f"{save_path}: its folder does not exist", param_hint="--save")
@@ -154,6 +154,6 @@ def play(
                                      "full screen", param_hint="--people")  # fmt: skip
         sys.exit(play_plain(setup, save=save_path))
     from ..tui.play import PlayApp
-    from ..tui.table import LocalTable
+    from ..tui.session import LocalSession
 
-    PlayApp(LocalTable(setup), speed=speed, save=save_path).run()
+    PlayApp(LocalSession(setup), speed=speed, save=save_path).run()

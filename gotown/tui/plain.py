@@ -18,7 +18,7 @@ from typing import TextIO
 from gotown.engine import Action, GoTownError, View, parse_action
 
 from . import words
-from .table import LocalTable, Setup
+from .session import LocalSession, Setup
 from .widgets import board_text
 
 HELP = (
@@ -159,33 +159,33 @@ def play_plain(
     if setup.people != 1:
         raise ValueError("--plain seats one person: a hot-seat game needs the full screen")
     source = stdin or sys.stdin
-    table = LocalTable(setup)
-    me = table.people[0]
-    seat = PlainSeat(stdout or sys.stdout, table.names)
-    who = "" if table.names[me] == "You" else f", {table.names[me]}"
-    seat.say(f"GoTown: {', '.join(table.names)}. You are seat {me}{who}. {HELP}")
-    while not table.is_over:
-        view = table.view(me)
+    session = LocalSession(setup)
+    me = session.people[0]
+    seat = PlainSeat(stdout or sys.stdout, session.names)
+    who = "" if session.names[me] == "You" else f", {session.names[me]}"
+    seat.say(f"GoTown: {', '.join(session.names)}. You are seat {me}{who}. {HELP}")
+    while not session.is_over:
+        view = session.view(me)
         seat.tell_news(view)
-        if table.active != me:
-            table.play(table.active, table.bot_choice(table.active))
+        if session.active != me:
+            session.play(session.active, session.bot_choice(session.active))
             continue
-        legal = table.legal(me)
+        legal = session.legal(me)
         seat.show_turn(view, legal)
         try:
-            action = seat.ask(source, view, legal, lambda: table.hint(me))
+            action = seat.ask(source, view, legal, lambda: session.hint(me))
         except PersonLeftError:
             return 1
         if action is None:
             continue
         try:
-            table.play(me, action)
+            session.play(me, action)
         except GoTownError as error:
             seat.say(f"Refused: {error}")
-    view = table.view(me)
+    view = session.view(me)
     seat.tell_news(view)
     seat.show_end(view)
     if save:
-        table.save(save)
+        session.save(save)
         seat.say(f"Saved to {save}.")
     return 0

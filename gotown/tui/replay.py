@@ -21,7 +21,7 @@ from . import words
 from .base import TableApp
 from .plain import end_lines, terminal_width, wrapped
 from .review import ReviewScreen, review_text
-from .table import load_record
+from .session import load_record
 from .widgets import board_text
 
 

@@ -47,7 +47,7 @@ class Setup:
         return (given + [given[-1]] * count)[:count]
 
 
-class LocalTable:
+class LocalSession:
     """People in seats ``0..people-1``, bots in the others, one :class:`Game`."""
 
     def __init__(self, setup: Setup) -> None:
@@ -121,9 +121,9 @@ class LocalTable:
             json.dump(self.record_json(), handle, indent=1)
             handle.write("\n")
 
-    def rematch(self) -> LocalTable:
+    def rematch(self) -> LocalSession:
         """The same table, a new deal."""
-        return LocalTable(replace(self.setup, seed=None))
+        return LocalSession(replace(self.setup, seed=None))
 
 
 def load_record(path: str) -> Record:

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
 from gotown.engine import Game
-from gotown.tui.table import LocalTable, Setup
+from gotown.tui.session import LocalSession, Setup
 
 _CLOCK = re.compile(r"\b\d\d:\d\d:\d\d\b")
 
@@ -52,15 +52,15 @@ def message_text(app: App[object]) -> str:
     return " ".join(app.query_one("#message", Static).render().plain.split())
 
 
-def table_at(setup: Setup, **position: Any) -> LocalTable:
-    """A table of ``setup`` whose game starts at a position (FORMAT.md; hands and towers empty
+def session_at(setup: Setup, **position: Any) -> LocalSession:
+    """A session of ``setup`` whose game starts at a position (FORMAT.md; hands and towers empty
     and no draw pile unless given, seat 0 to play)."""
-    table = LocalTable(setup)
+    session = LocalSession(setup)
     players = setup.players
     fields = {"players": players, "active": 0, "hands": [[] for _ in range(players)],
               "towers": [[] for _ in range(players)], "draw": [], **position}  # fmt: skip
-    table.game = Game.from_position(fields)
-    return table
+    session.game = Game.from_position(fields)
+    return session
 
 
 async def wait_until(pilot: Pilot[object], done: object, seconds: float = 60.0) -> None:

@@ -11,7 +11,7 @@ from gotown.cli import main
 from gotown.engine import Record
 from gotown.tui import words
 from gotown.tui.plain import HELP, play_plain
-from gotown.tui.table import Setup
+from gotown.tui.session import Setup
 
 
 def test_plain_plays_a_whole_game_from_standard_input(tmp_path):
@@ -74,23 +74,23 @@ def test_play_with_no_arguments_seats_you_against_a_medium_bot(monkeypatch):
     monkeypatch.setattr(PlayApp, "run", lambda self: started.append(self))
     runner = CliRunner()
     assert runner.invoke(main, ["play"]).exit_code == 0
-    table = started[-1].table
-    assert table.game.players == 2 and table.people == [0]
-    assert [bot.name for bot in table.bots.values()] == ["medium"]
-    assert table.game.options.win_floors == 5
+    session = started[-1].session
+    assert session.game.players == 2 and session.people == [0]
+    assert [bot.name for bot in session.bots.values()] == ["medium"]
+    assert session.game.options.win_floors == 5
 
     args = ["play", "--players", "4", "--bots", "hard,easy", "--short", "--name", "Zoe",
             "--option", "dog_placement=any", "--seed", "8", "--speed", "0"]  # fmt: skip
     assert runner.invoke(main, args).exit_code == 0
     app = started[-1]
-    table = app.table
-    assert [bot.name for bot in table.bots.values()] == ["hard", "easy", "easy"]
-    assert table.names[0] == "Zoe" and table.seed == 8 and app.speed == 0
-    assert table.game.options.win_floors == 4 and table.game.options.dog_placement == "any"
+    session = app.session
+    assert [bot.name for bot in session.bots.values()] == ["hard", "easy", "easy"]
+    assert session.names[0] == "Zoe" and session.seed == 8 and app.speed == 0
+    assert session.game.options.win_floors == 4 and session.game.options.dog_placement == "any"
 
     assert runner.invoke(main, ["play", "--people", "2", "--name", "Ann,Bob"]).exit_code == 0
-    table = started[-1].table
-    assert table.people == [0, 1] and not table.bots and table.names == ["Ann", "Bob"]
+    session = started[-1].session
+    assert session.people == [0, 1] and not session.bots and session.names == ["Ann", "Bob"]
 
 
 def test_replay_and_connect_refuse_what_they_cannot_use(tmp_path):

@@ -10,10 +10,10 @@ import pytest
 from gotown.engine import Options, Record, View
 from gotown.tui import words
 from gotown.tui.play import PlayApp
-from gotown.tui.table import LocalTable, Setup
+from gotown.tui.session import LocalSession, Setup
 from gotown.tui.widgets import ActionList, HandOverScreen, TextScreen
 
-from .helpers import log_text, message_text, screen_codes, screen_text, table_at, wait_until
+from .helpers import log_text, message_text, screen_codes, screen_text, session_at, wait_until
 
 pytestmark = pytest.mark.anyio
 SIZE = (80, 24)
@@ -23,31 +23,31 @@ async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
     """The person plays the first action offered each turn (Enter in the action list) until
     the game ends; the end shows who won, every hand (R22), and the record is saved."""
     save = tmp_path / "game.json"
-    table = LocalTable(Setup(players=3, bots=("easy", "medium"), seed=11))
+    session = LocalSession(Setup(players=3, bots=("easy", "medium"), seed=11))
     shown: set[int | None] = set()  # the seats whose view the screen asked for before the end
-    view_of = table.view
+    view_of = session.view
 
     def watched(seat: int | None) -> View:
-        if not table.is_over:
+        if not session.is_over:
             shown.add(seat)
         return view_of(seat)
 
-    table.view = watched  # type: ignore[method-assign]
-    app = PlayApp(table, speed=0.0, save=str(save))
+    session.view = watched  # type: ignore[method-assign]
+    app = PlayApp(session, speed=0.0, save=str(save))
     async with app.run_test(size=SIZE) as pilot:
-        while not table.is_over:
-            await wait_until(pilot, lambda: table.is_over or table.active == 0)
-            if table.is_over:
+        while not session.is_over:
+            await wait_until(pilot, lambda: session.is_over or session.active == 0)
+            if session.is_over:
                 break
             app.query_one(ActionList).focus()
-            before = table.game.version
+            before = session.game.version
             await pilot.press("enter")
-            await wait_until(pilot, lambda before=before: table.game.version > before)
+            await wait_until(pilot, lambda before=before: session.game.version > before)
         await pilot.pause()
-        outcome = table.game.outcome()
+        outcome = session.game.outcome()
         assert outcome is not None and outcome.winner is not None
         text = screen_text(app)
-        assert words.outcome_text(table.view(0), table.names).split(",")[0] in text
+        assert words.outcome_text(session.view(0), session.names).split(",")[0] in text
         assert "Press r for a rematch" in text
     record = Record.from_json(json.loads(save.read_text()))
     assert record.replay().outcome() == outcome
@@ -57,18 +57,18 @@ async def test_a_whole_game_against_bots_by_keyboard(tmp_path):
 async def test_hot_seat_hand_over_hides_every_hand():
     """Between two people's turns the screen shows no card of either hand, only whose turn it
     is; the person's key shows their own hand and never the other's."""
-    table = LocalTable(Setup(players=2, people=2, names=("Ann", "Bob"), seed=4))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(players=2, people=2, names=("Ann", "Bob"), seed=4))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(2):
             await pilot.pause()
-            first = table.active
+            first = session.active
             assert isinstance(app.screen, HandOverScreen)
             text = screen_text(app)
-            assert f"Hand the keyboard to {table.names[first]}" in text
+            assert f"Hand the keyboard to {session.names[first]}" in text
             assert not any(ch.isdigit() for ch in text)  # no number card, no count
             for seat in (0, 1):
-                for code in table.view(seat).hand or ():
+                for code in session.view(seat).hand or ():
                     assert words.card_label(code) not in text.replace("Hand the", "")
             await pilot.press("d")  # any key, even one that is a command elsewhere
             await pilot.pause()
@@ -76,52 +76,52 @@ async def test_hot_seat_hand_over_hides_every_hand():
             assert app.current_view().seat == first
             hand = " ".join(str(button.label) for button in app.query("CardButton").results())
             assert sorted(hand.split()) == sorted(
-                words.card_label(c) for c in table.view(first).hand or ()
+                words.card_label(c) for c in session.view(first).hand or ()
             )
             app.query_one("#command").focus()
             await pilot.press("e", "n", "d", "enter")
             await pilot.pause()
-            assert table.active != first
+            assert session.active != first
 
 
 async def test_an_illegal_typed_move_is_refused_with_its_rule_and_changes_nothing():
-    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        hand = table.view(0).hand or ()
+        hand = session.view(0).hand or ()
         missing = next(c for c in ("jackhammer", "wrecking-ball", "thief") if c not in hand)
-        before = table.game.to_position()
+        before = session.game.to_position()
         app.query_one("#command").focus()
         await pilot.press(*f"{missing}@1", "enter")
         await pilot.pause()
         text = screen_text(app)
         assert f"Refused: you hold no {missing} card (R1" in text
-        assert table.game.to_position() == before
+        assert session.game.to_position() == before
         await pilot.press(*"9+9", "enter")  # not even a move
         await pilot.pause()
         assert "Refused: cannot read '9+9' as an action" in screen_text(app)
-        assert table.game.to_position() == before
+        assert session.game.to_position() == before
         assert app.focused is app.query_one("#command")  # still there, to type it again
         await pilot.press(*"end", "enter")
         await pilot.pause()
-        assert table.game.actions[-1].type == "end-turn"
+        assert session.game.actions[-1].type == "end-turn"
         assert app.focused is app.query_one(ActionList)  # keys are keys again, not letters
 
 
 async def test_picking_cards_offers_the_actions_they_allow():
-    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        hand = table.view(0).hand or ()
+        hand = session.view(0).hand or ()
         index = next(i for i, c in enumerate(hand) if c in words.NUMBERS or c == "?")
         await pilot.click(f"#card-{index}")
         await pilot.pause()
         shown = [str(o.prompt).split()[0] for o in app.query_one(ActionList).options]
         expected = [
             str(a)
-            for a in table.legal(0)
+            for a in session.legal(0)
             if a.type == "end-turn" or hand[index] in (a.cards or (a.card,))
         ]
         assert shown == expected
@@ -129,35 +129,35 @@ async def test_picking_cards_offers_the_actions_they_allow():
 
 
 async def test_rematch_deals_a_new_game_after_the_end():
-    table = LocalTable(Setup(seed=1, bots=("random",), options=Options(turn_limit=1)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=1, bots=("random",), options=Options(turn_limit=1)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: table.is_over or table.active == 0)
-        if not table.is_over:
+        await wait_until(pilot, lambda: session.is_over or session.active == 0)
+        if not session.is_over:
             app.query_one("#command").focus()
             await pilot.press(*"end", "enter")
             await pilot.pause()
-        assert table.is_over
+        assert session.is_over
         assert "no winner" in screen_text(app)
         app.query_one(ActionList).focus()
         await pilot.press("r")
         await pilot.pause()
-        assert app.table is not table
-        assert app.table.seed != table.seed  # a new deal, the same table
-        assert app.table.setup.options == table.setup.options
+        assert app.session is not session
+        assert app.session.seed != session.seed  # a new deal, the same table
+        assert app.session.setup.options == session.setup.options
 
 
 async def test_replay_steps_through_a_saved_record(tmp_path):
     from gotown.tui.replay import ReplayApp, replay_games
 
-    table = LocalTable(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
-    while not table.is_over:
-        seat = table.active
-        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
+    session = LocalSession(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
+    while not session.is_over:
+        seat = session.active
+        session.play(seat, session.bot_choice(seat) if seat else session.legal(0)[0])
     path = tmp_path / "game.json"
-    table.save(str(path))
+    session.save(str(path))
     games = replay_games(str(path))
-    assert len(games) == len(table.game.actions) + 1
+    assert len(games) == len(session.game.actions) + 1
     app = ReplayApp(games)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -175,18 +175,18 @@ async def test_replay_steps_through_a_saved_record(tmp_path):
 
 
 async def test_hint_and_discard_pile_on_request():
-    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("h")
         await wait_until(pilot, lambda: "Hint: " in screen_text(app))
         message = " ".join(app.query_one("#message").render().plain.split())
         moves = message.split("chance to win after each: ")[1].split(", ")
-        offered = {str(a) for a in table.legal(0)}
+        offered = {str(a) for a in session.legal(0)}
         assert moves and all(m.split(" (")[0] in offered and m.endswith("%)") for m in moves)
-        first = next(a for a in table.legal(0) if str(a) == moves[0].split(" (")[0])
-        said = words.describe_action(first, table.view(0), table.names)
+        first = next(a for a in session.legal(0) if str(a) == moves[0].split(" (")[0])
+        said = words.describe_action(first, session.view(0), session.names)
         assert message.startswith(f"Hint: {said}.")
         await pilot.press("d")
         await pilot.pause()
@@ -200,44 +200,44 @@ async def test_a_mouse_click_on_an_action_plays_it(monkeypatch):
     """Without colour (NO_COLOR) a picked card still shows, in brackets; a click on an offered
     action plays it."""
     monkeypatch.setenv("NO_COLOR", "1")
-    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         assert app.no_color
         await pilot.pause()
         await pilot.click("#card-0")
         await pilot.pause()
-        assert f"[{words.card_label(table.view(0).hand[0])}]" in screen_text(app)
+        assert f"[{words.card_label(session.view(0).hand[0])}]" in screen_text(app)
         await pilot.click("#card-0")
         await pilot.pause()
         offered = app.query_one(ActionList)
         last = offered.option_count - 1
         assert str(offered.get_option_at_index(last).prompt).startswith("end ")
-        before = table.game.version
+        before = session.game.version
         await pilot.click(ActionList, offset=(3, last))
-        await wait_until(pilot, lambda: table.game.version > before)
-        assert table.game.actions[before:][0].type == "end-turn"
+        await wait_until(pilot, lambda: session.game.version > before)
+        assert session.game.actions[before:][0].type == "end-turn"
 
 
 async def test_the_screen_answers_while_a_bot_takes_its_turn():
     """The bot's turn runs in a worker: keys work meanwhile, and its action comes after."""
-    table = LocalTable(Setup(seed=2, options=Options(first_player=1)))
-    app = PlayApp(table, speed=3.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=1)))
+    app = PlayApp(session, speed=3.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        version = table.game.version
+        version = session.game.version
         await pilot.press("d")
         await pilot.pause()
         assert "Discard pile (" in screen_text(app)
-        assert table.game.version == version and table.active == 1  # the bot still waits
+        assert session.game.version == version and session.active == 1  # the bot still waits
         await pilot.press("escape")
-        await wait_until(pilot, lambda: table.game.version > version)
+        await wait_until(pilot, lambda: session.game.version > version)
 
 
 async def test_hot_seat_shows_no_hand_while_the_bots_play():
-    table = LocalTable(Setup(players=3, people=2, bots=("random",), seed=6,
+    session = LocalSession(Setup(players=3, people=2, bots=("random",), seed=6,
                              options=Options(first_player=1)))  # fmt: skip
-    app = PlayApp(table, speed=5.0)
+    app = PlayApp(session, speed=5.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("space")  # seat 1 takes the keyboard
@@ -246,7 +246,7 @@ async def test_hot_seat_shows_no_hand_while_the_bots_play():
         app.query_one("#command").focus()
         await pilot.press(*"end", "enter")
         await pilot.pause()
-        assert table.active == 2  # the bot's turn, played slowly
+        assert session.active == 2  # the bot's turn, played slowly
         assert app.current_view().hand is None
         assert "Hand:" not in screen_text(app)
 
@@ -267,14 +267,14 @@ STUCK = [["1"] * 4 + ["2"] * 4, ["3"] * 4 + ["4"] * 4]
 async def test_r20b_a_stalemate_ends_the_game_in_words_with_every_hand_laid_down():
     """When the turn ends nothing can ever change: the game is over with no winner (R20b), and
     the screen says why in plain words, naming the rule, with every hand shown (R22)."""
-    table = table_at(Setup(seed=1), hands=STUCK, draw=["8"])
-    app = PlayApp(table, speed=0.0)
+    session = session_at(Setup(seed=1), hands=STUCK, draw=["8"])
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")  # the one action offered: end the turn
-        await wait_until(pilot, lambda: table.is_over)
+        await wait_until(pilot, lambda: session.is_over)
         await pilot.pause()
-        assert table.game.outcome().reason == "stalemate"
+        assert session.game.outcome().reason == "stalemate"
         stuck = "The game is stuck: nobody can play a card or draw one any more, so it ends "
         assert message_text(app).startswith(stuck + "with no winner (R20b). Press r for a rematch")
         header = screen_text(app).splitlines()[0]
@@ -291,9 +291,9 @@ async def test_turns_only_ended_while_someone_could_play_are_said_to_go_on():
     nobody draws with 8 cards (R7b). That is no stalemate (R20b): after two rounds Ann is told
     the game goes on, Bob (who can play) is not."""
     ann, bob = STUCK[0], ["3"] * 3 + ["4"] * 4 + ["bone"]  # 3@0: Bob's 3 takes Ann's 6
-    table = table_at(Setup(people=2, names=("Ann", "Bob"), seed=1), hands=[ann, bob],
+    session = session_at(Setup(people=2, names=("Ann", "Bob"), seed=1), hands=[ann, bob],
                      towers=[[["3", "6"]], []], draw=["8"])  # fmt: skip
-    app = PlayApp(table, speed=0.0)
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         for turn in range(6):  # Ann, Bob, Ann, Bob, Ann (after two rounds), Bob
             await pilot.pause()
@@ -310,26 +310,26 @@ async def test_turns_only_ended_while_someone_could_play_are_said_to_go_on():
                 assert "Nobody has played" not in said, turn
             app.query_one("#command").focus()
             await pilot.press(*"end", "enter")
-            await wait_until(pilot, lambda turn=turn: table.game.turn == turn + 2)
-        assert not table.is_over
+            await wait_until(pilot, lambda turn=turn: session.game.turn == turn + 2)
+        assert not session.is_over
 
 
 async def test_hot_seat_end_names_the_winner_and_lays_every_hand_down():
     """Two people at one keyboard: the end is for both to see, so it names who won (not "You")
     and shows both hands (R22)."""
     tower = [["6", "3"] for _ in range(4)]
-    table = table_at(Setup(people=2, names=("Ann", "Bob"), seed=1),
+    session = session_at(Setup(people=2, names=("Ann", "Bob"), seed=1),
                      hands=[["1", "8", "dog"], ["5"]], towers=[tower, []], draw=["7"])  # fmt: skip
-    app = PlayApp(table, speed=0.0)
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("space")  # Ann takes the keyboard
         await pilot.pause()
         app.query_one("#command").focus()
         await pilot.press(*"1+8", "enter")
-        await wait_until(pilot, lambda: table.is_over)
+        await wait_until(pilot, lambda: session.is_over)
         await pilot.pause()
-        assert table.game.outcome().winner == 0
+        assert session.game.outcome().winner == 0
         text = screen_text(app)
         assert "GoTown — Ann won, with 5 floors." in text
         assert message_text(app).startswith("Ann won, with 5 floors. Press r for a rematch")
@@ -344,25 +344,25 @@ async def test_four_players_at_80x24_see_every_action_or_a_sign_of_more():
     them. When more are offered than fit, the list says so; End brings the last (end the turn)
     into sight, and Enter plays it."""
     others = [["5"], ["2", "7"], ["8", "1"]]  # each can lose a card to a thief (R16)
-    table = table_at(Setup(players=4, seed=1), hands=[["1", "3", "7", "7", "thief"], *others],
+    session = session_at(Setup(players=4, seed=1), hands=[["1", "3", "7", "7", "thief"], *others],
                      towers=[[], [], [["2", "7"]], [["8", "1"]]], draw=["6"])  # fmt: skip
-    app = PlayApp(table, speed=0.0)
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        legal = table.legal(0)
+        legal = session.legal(0)
         assert len(legal) == 6
         for action in legal:
-            said = words.describe_action(action, table.view(0), table.names)
+            said = words.describe_action(action, session.view(0), session.names)
             assert f"{action!s:<16} {said}" in text
         assert "more actions" not in text
 
     many = ["1", "8", "2", "7", "?", "thief", "milkshake"]
-    table = table_at(Setup(players=4, seed=1), hands=[many, *others], draw=["6"])
-    app = PlayApp(table, speed=0.0)
+    session = session_at(Setup(players=4, seed=1), hands=[many, *others], draw=["6"])
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert len(table.legal(0)) == 13
+        assert len(session.legal(0)) == 13
         text = screen_text(app)
         assert "▼ more actions below: Down to see them" in text
         assert "end the turn" not in text
@@ -372,16 +372,16 @@ async def test_four_players_at_80x24_see_every_action_or_a_sign_of_more():
         assert "end              end the turn" in text
         assert "▲ more actions above: Up to see them" in text and "below" not in text
         await pilot.press("enter")
-        await wait_until(pilot, lambda: table.game.actions != [])
-        assert table.game.actions[0].type == "end-turn"
+        await wait_until(pilot, lambda: session.game.actions != [])
+        assert session.game.actions[0].type == "end-turn"
 
 
 async def test_no_color_means_no_colour_at_all(monkeypatch):
     """NO_COLOR (no-color.org): not one colour code, greys included; the action Enter plays is
     still plain to see (underlined), and so is the typing cursor (reversed)."""
     monkeypatch.setenv("NO_COLOR", "1")
-    table = LocalTable(Setup(seed=2, options=Options(first_player=0)))
-    app = PlayApp(table, speed=0.0)
+    session = LocalSession(Setup(seed=2, options=Options(first_player=0)))
+    app = PlayApp(session, speed=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         rows = screen_codes(app)

@@ -19,7 +19,7 @@ from gotown.tui import words
 from gotown.tui.client import LinkError, Seat, take_seat
 from gotown.tui.remote import RemoteApp
 from gotown.tui.remote_plain import hint_now, play_remote_plain
-from gotown.tui.table import LocalTable, Setup
+from gotown.tui.session import LocalSession, Setup
 from gotown.tui.widgets import ActionList
 
 from .helpers import log_text, message_text, screen_text, wait_until
@@ -307,14 +307,14 @@ async def test_the_keys_go_to_the_action_list_at_the_first_turn(server_url):
 def stalemate_moves() -> list[tuple[int, Action]]:
     """The moves of a game that ends stuck (R20b), each with its seat: seed 102, seat 0 playing
     its first legal action each time and easy at seat 1 (the game of test_plain's)."""
-    table = LocalTable(Setup(seed=102, bots=("easy",)))
+    session = LocalSession(Setup(seed=102, bots=("easy",)))
     moves = []
-    while not table.is_over:
-        seat = table.active
-        action = table.bot_choice(seat) if seat else table.legal(0)[0]
+    while not session.is_over:
+        seat = session.active
+        action = session.bot_choice(seat) if seat else session.legal(0)[0]
         moves.append((seat, action))
-        table.play(seat, action)
-    assert table.game.outcome() == (None, "stalemate")
+        session.play(seat, action)
+    assert session.game.outcome() == (None, "stalemate")
     return moves
 
 

@@ -26,7 +26,7 @@ from gotown.cli import main
 from gotown.engine import Action, Options, Record
 from gotown.tui.replay import ReplayApp, replay_games
 from gotown.tui.review import BARS, ReviewScreen, jumps, review_text, sparkline
-from gotown.tui.table import LocalTable, Setup
+from gotown.tui.session import LocalSession, Setup
 
 from .helpers import log_text, screen_text, wait_until
 
@@ -39,12 +39,12 @@ REVIEWING = 240.0
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A short finished game of seat 0 (playing its first legal action) against easy, which
     seat 0 wins, with turning points and mistakes of seat 0 in its review."""
-    table = LocalTable(Setup(seed=7, bots=("easy",), options=Options(first_player=1)))
-    while not table.is_over:
-        seat = table.active
-        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
+    session = LocalSession(Setup(seed=7, bots=("easy",), options=Options(first_player=1)))
+    while not session.is_over:
+        seat = session.active
+        session.play(seat, session.bot_choice(seat) if seat else session.legal(0)[0])
     path = tmp_path_factory.mktemp("review") / "game.json"
-    table.save(str(path))
+    session.save(str(path))
     return path
 
 
@@ -156,13 +156,13 @@ def test_a_review_needs_a_replay_and_a_seat_of_the_game(saved: Path) -> None:
 @pytest.fixture(scope="module")
 def stalemate(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Seed 102: seat 0 (its first legal action each time) and easy end stuck (R20b)."""
-    table = LocalTable(Setup(seed=102, bots=("easy",)))
-    while not table.is_over:
-        seat = table.active
-        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
-    assert table.game.outcome() == (None, "stalemate")
+    session = LocalSession(Setup(seed=102, bots=("easy",)))
+    while not session.is_over:
+        seat = session.active
+        session.play(seat, session.bot_choice(seat) if seat else session.legal(0)[0])
+    assert session.game.outcome() == (None, "stalemate")
     path = tmp_path_factory.mktemp("stalemate") / "game.json"
-    table.save(str(path))
+    session.save(str(path))
     return path
 
 

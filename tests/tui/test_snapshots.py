@@ -7,7 +7,7 @@ import pytest
 
 from gotown.engine import Options
 from gotown.tui.play import PlayApp
-from gotown.tui.table import LocalTable, Setup
+from gotown.tui.session import LocalSession, Setup
 
 from .helpers import screen_text, wait_until
 
@@ -16,34 +16,34 @@ SIZE = (80, 24)
 
 
 async def test_two_players_at_the_start(snapshot):
-    table = LocalTable(Setup(seed=3, options=Options(first_player=0)))
-    async with PlayApp(table, speed=0.0).run_test(size=SIZE) as pilot:
+    session = LocalSession(Setup(seed=3, options=Options(first_player=0)))
+    async with PlayApp(session, speed=0.0).run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert screen_text(pilot.app) == snapshot
 
 
 async def test_four_players_later_in_the_game(snapshot):
-    table = LocalTable(Setup(players=4, bots=("medium",), seed=21))
+    session = LocalSession(Setup(players=4, bots=("medium",), seed=21))
     for _ in range(60):  # bots and the person's first choices, off screen
-        seat = table.active
-        choice = table.bot_choice(seat) if seat else table.legal(0)[0]
-        table.play(seat, choice)
-    async with PlayApp(table, speed=0.0).run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: table.active == 0 or table.is_over)
+        seat = session.active
+        choice = session.bot_choice(seat) if seat else session.legal(0)[0]
+        session.play(seat, choice)
+    async with PlayApp(session, speed=0.0).run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: session.active == 0 or session.is_over)
         await pilot.pause()
         assert screen_text(pilot.app) == snapshot
 
 
 async def test_hand_over_screen(snapshot):
-    table = LocalTable(Setup(people=2, names=("Ann", "Bob"), seed=5))
-    async with PlayApp(table, speed=0.0).run_test(size=SIZE) as pilot:
+    session = LocalSession(Setup(people=2, names=("Ann", "Bob"), seed=5))
+    async with PlayApp(session, speed=0.0).run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert screen_text(pilot.app) == snapshot
 
 
 async def test_rules_screen(snapshot):
-    table = LocalTable(Setup(seed=3, options=Options(first_player=0)))
-    async with PlayApp(table, speed=0.0).run_test(size=SIZE) as pilot:
+    session = LocalSession(Setup(seed=3, options=Options(first_player=0)))
+    async with PlayApp(session, speed=0.0).run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("question_mark")
         await pilot.pause()
@@ -54,10 +54,10 @@ async def test_rules_screen(snapshot):
 
 
 async def test_end_of_a_game(snapshot):
-    table = LocalTable(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
-    while not table.is_over:
-        seat = table.active
-        table.play(seat, table.bot_choice(seat) if seat else table.legal(0)[0])
-    async with PlayApp(table, speed=0.0).run_test(size=SIZE) as pilot:
+    session = LocalSession(Setup(seed=9, bots=("easy",), options=Options(first_player=1)))
+    while not session.is_over:
+        seat = session.active
+        session.play(seat, session.bot_choice(seat) if seat else session.legal(0)[0])
+    async with PlayApp(session, speed=0.0).run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert screen_text(pilot.app) == snapshot
