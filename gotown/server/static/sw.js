@@ -14,7 +14,11 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 
 self.addEventListener("push", (event) => {
   let data = {};
-  try { data = event.data ? event.data.json() : {}; } catch (e) { data = { body: event.data ? event.data.text() : "" }; }
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch {
+    data = { body: event.data ? event.data.text() : "" };
+  }
   const options = {
     body: data.body || "",
     tag: data.tag || "gotown",
@@ -29,9 +33,11 @@ self.addEventListener("push", (event) => {
 function tableUrl(url) {
   try {
     const u = new URL(url, self.location.origin);
-    return u.origin === self.location.origin ? u.href : new URL(u.pathname + u.search, self.location.origin).href;
-  } catch (e) {
-    return self.location.origin + "/";
+    return u.origin === self.location.origin
+      ? u.href
+      : new URL(u.pathname + u.search, self.location.origin).href;
+  } catch {
+    return `${self.location.origin}/`;
   }
 }
 
@@ -42,17 +48,23 @@ async function openTable(url) {
   if (showing) return showing.focus().catch(() => showing);
   // (Only a tab at the home page, or at a device link's or an e-mail's page: never one at a
   // table, a replay, a lesson or an invitation.)
-  const free = tabs.find((c) => c.url.startsWith(self.location.origin + "/") && /^\/((d|unsubscribe)\/.*)?$/.test(new URL(c.url).pathname));
+  const free = tabs.find(
+    (c) =>
+      c.url.startsWith(`${self.location.origin}/`) &&
+      /^\/((d|unsubscribe)\/.*)?$/.test(new URL(c.url).pathname),
+  );
   if (free) {
     try {
       const taken = await free.navigate(url);
       if (taken) return taken.focus().catch(() => taken);
-    } catch (e) { /* not controlled by this worker: a window of its own */ }
+    } catch {
+      /* not controlled by this worker: a window of its own */
+    }
   }
   return self.clients.openWindow(url);
 }
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  event.waitUntil(openTable(tableUrl(event.notification.data && event.notification.data.url)));
+  event.waitUntil(openTable(tableUrl(event.notification.data?.url)));
 });

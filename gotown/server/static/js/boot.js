@@ -11,23 +11,38 @@ function tableRoute() {
   if (kind === "w") return { id, token: null };
   const m = location.hash.match(/t=([A-Za-z0-9_-]+)/);
   let token = m ? m[1] : null;
-  if (!token) { try { token = localStorage.getItem("gotown.token." + id); } catch (e) { /* private mode */ } }
+  if (!token) {
+    try {
+      token = localStorage.getItem(`gotown.token.${id}`);
+    } catch {
+      /* private mode */
+    }
+  }
   // (Else the device's player key, which opens the player's seat: api.js's `player`.)
-  if (!token) { try { const p = JSON.parse(localStorage.getItem("gotown.player")); if (p && p.key) token = { key: p.key }; } catch (e) { /* none */ } }
+  if (!token) {
+    try {
+      const p = JSON.parse(localStorage.getItem("gotown.player"));
+      if (p?.key) token = { key: p.key };
+    } catch {
+      /* none */
+    }
+  }
   return token ? { id, token } : null;
 }
 
 /* A socket's first message for a seat's token, or for the device's key (`{ key }`). */
 export function hello(token) {
-  return JSON.stringify(token && typeof token === "object" ? { token: null, key: token.key } : { token });
+  return JSON.stringify(
+    token && typeof token === "object" ? { token: null, key: token.key } : { token },
+  );
 }
 
 function openSocket({ id, token }) {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(proto + "//" + location.host + "/ws/games/" + id);
+  const ws = new WebSocket(`${proto}//${location.host}/ws/games/${id}`);
   const early = { ws, hello: hello(token), held: [] };
   ws.onopen = () => {
-    performance.mark("gotown:socket-open");  // (for benchmarks/page_speed.py)
+    performance.mark("gotown:socket-open"); // (for benchmarks/page_speed.py)
     ws.send(early.hello);
   };
   ws.onmessage = (msg) => early.held.push(msg);
@@ -39,7 +54,11 @@ started.meta = fetch("/api/meta", { headers: { Accept: "application/json" } });
 started.en = fetch(new URL("../i18n/en.json", import.meta.url));
 const route = tableRoute();
 if (route) {
-  try { started["socket:" + route.id] = openSocket(route); } catch (e) { /* the table opens its own */ }
+  try {
+    started[`socket:${route.id}`] = openSocket(route);
+  } catch {
+    /* the table opens its own */
+  }
 }
 // (A request that fails here is asked again by the module that needs it: no unhandled error.)
 for (const key of ["meta", "en"]) started[key].catch(() => {});

@@ -40,6 +40,18 @@ export const plain = (text) => String(text).replace(/\u00ad/g, "");
 
 /* Read and write this browser's small preferences; private mode (no storage) keeps defaults. */
 export const store = {
-  get(key) { try { return localStorage.getItem("gotown." + key); } catch (e) { return null; } },
-  set(key, value) { try { localStorage.setItem("gotown." + key, value); } catch (e) { /* private mode */ } },
+  get(key) {
+    try {
+      return localStorage.getItem(`gotown.${key}`);
+    } catch {
+      return null;
+    }
+  },
+  set(key, value) {
+    try {
+      localStorage.setItem(`gotown.${key}`, value);
+    } catch {
+      /* private mode */
+    }
+  },
 };

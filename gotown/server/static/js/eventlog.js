@@ -14,27 +14,30 @@ export const SHOWN = 150;
 const SLACK = 50;
 
 /* What a line's words depend on besides its events: the language, the viewer, the names. */
-const contextOf = (st) => [lang(), st.seat, ...st.lobby.seats.map((_, s) => seatName(st.lobby, s, st.seat))].join("\u0000");
+const contextOf = (st) =>
+  [lang(), st.seat, ...st.lobby.seats.map((_, s) => seatName(st.lobby, s, st.seat))].join("\u0000");
 
 const lineEl = (line) => h("li", { class: line.cls || "" }, line.text);
 
 export class EventLog {
   constructor() {
-    this.events = [];  // every event held, from the game's first
-    this.lines = [];   // the lines of those events (eventLines), in order
+    this.events = []; // every event held, from the game's first
+    this.lines = []; // the lines of those events (eventLines), in order
     this.context = null;
-    this.list = null;  // the drawn list (ul#log), kept across redraws
-    this.first = 0;    // the index of the first line drawn
-    this.items = [];   // the drawn lines' elements: items[k] is line first + k's
-    this.stale = 0;    // lines from this index on may differ from those drawn
+    this.list = null; // the drawn list (ul#log), kept across redraws
+    this.first = 0; // the index of the first line drawn
+    this.items = []; // the drawn lines' elements: items[k] is line first + k's
+    this.stale = 0; // lines from this index on may differ from those drawn
     this.keep = SHOWN; // lines the list holds at most (plus SLACK): more after "show earlier"
   }
 
-  get count() { return this.events.length; }
+  get count() {
+    return this.events.length;
+  }
 
   /* Every event of the game (a whole state): the lines made again, the list drawn anew. */
   reset(events, st) {
-    this.events = events;  // (its own from now on: a state's array, parsed for the page)
+    this.events = events; // (its own from now on: a state's array, parsed for the page)
     this.context = null;
     this.linesFor(st);
   }
@@ -44,14 +47,20 @@ export class EventLog {
   append(events, st) {
     if (!events.length) return;
     for (const e of events) this.events.push(e);
-    if (this.context !== contextOf(st)) { this.linesFor(st); return; }
+    if (this.context !== contextOf(st)) {
+      this.linesFor(st);
+      return;
+    }
     const lines = this.lines;
     const start = lines.length ? lines[lines.length - 1].event : 0;
     let k = lines.length;
     while (k > 0 && lines[k - 1].event >= start) k--;
     const old = lines.splice(k);
     eventLines(this.events.slice(start), st).forEach((l, i) => {
-      if (i < old.length && old[i].text === l.text && old[i].cls === l.cls) { lines.push(old[i]); return; }
+      if (i < old.length && old[i].text === l.text && old[i].cls === l.cls) {
+        lines.push(old[i]);
+        return;
+      }
       this.stale = Math.min(this.stale, lines.length);
       lines.push({ ...l, event: l.event + start });
     });
@@ -71,7 +80,7 @@ export class EventLog {
   }
 
   redrawFrom(first) {
-    this.list = null;  // (a new list: a redraw keeps the reader's place, not its elements)
+    this.list = null; // (a new list: a redraw keeps the reader's place, not its elements)
     this.items = [];
     this.first = this.stale = first;
   }
@@ -83,7 +92,8 @@ export class EventLog {
     const lines = this.linesFor(st);
     if (lines.length - this.stale > this.keep) this.redrawFrom(lines.length - this.keep);
     // (Focusable: a scrolling region must be reachable by keyboard.)
-    if (!this.list) this.list = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") });
+    if (!this.list)
+      this.list = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") });
     for (const el of this.items.splice(Math.max(0, this.stale - this.first))) el.remove();
     const added = lines.slice(this.first + this.items.length).map(lineEl);
     this.list.append(...added);
@@ -101,10 +111,19 @@ export class EventLog {
   /* "Show earlier lines" at the top of the list while older lines are not drawn. */
   earlierButton() {
     const top = this.list.firstElementChild;
-    const has = top && top.classList.contains("earlier");
+    const has = top?.classList.contains("earlier");
     if (this.first > 0 && !has) {
-      this.list.prepend(h("li", { class: "earlier" },
-        h("button", { type: "button", id: "log-earlier", onclick: () => this.showEarlier() }, t("log_earlier"))));
+      this.list.prepend(
+        h(
+          "li",
+          { class: "earlier" },
+          h(
+            "button",
+            { type: "button", id: "log-earlier", onclick: () => this.showEarlier() },
+            t("log_earlier"),
+          ),
+        ),
+      );
     } else if (this.first === 0 && has) {
       top.remove();
     }
@@ -120,6 +139,9 @@ export class EventLog {
     this.items.unshift(...older);
     this.first = from;
     this.keep += n;
-    if (from === 0) { top.remove(); this.list.focus(); }
+    if (from === 0) {
+      top.remove();
+      this.list.focus();
+    }
   }
 }

@@ -31,7 +31,8 @@ export const pairColourOf = (code) => cardOf(code)?.pair_colour ?? null;
 export const rulesOf = (code) => (cardOf(code)?.rules ?? []).join(", ");
 
 /* The cards of a category ("number", "joker", "special"), in the table's order. */
-export const cardsOf = (category) => [...facts.cards.values()].filter((card) => card.category === category);
+export const cardsOf = (category) =>
+  [...facts.cards.values()].filter((card) => card.category === category);
 
 /* The cards of the hand an action plays: named by its field `cards` (a build's two), its
    field `card` (a steal-build's number) or its type (a special card); none for the end of a

@@ -4,7 +4,7 @@
    of the hand) by `--fit`; this finds the largest `--fit` at which the table's last part a
    turn needs ends above the screen's bottom edge, by halving (a few layouts per redraw). */
 
-const SMALLEST = 0.45;  // (the cards of a tower at 4 floors stay readable on a 360 px phone)
+const SMALLEST = 0.45; // (the cards of a tower at 4 floors stay readable on a 360 px phone)
 const STEPS = 6;
 const NEEDED = ".notes, #strip, .others > .seatbox, .pile, .mine, #hand-panel";
 
@@ -13,7 +13,8 @@ const at = { root: null };
 /* The bottom of the lowest part a turn needs, from the top of the page. */
 function bottom(board) {
   let low = 0;
-  for (const el of board.querySelectorAll(NEEDED)) low = Math.max(low, el.getBoundingClientRect().bottom);
+  for (const el of board.querySelectorAll(NEEDED))
+    low = Math.max(low, el.getBoundingClientRect().bottom);
   return low + window.scrollY;
 }
 
@@ -24,12 +25,17 @@ export function fitTable(root) {
   const board = root.querySelector(".board:not(.watching)");
   if (!board) return;
   const screen = document.documentElement.clientHeight;
-  const fits = (fit) => { board.style.setProperty("--fit", String(fit)); return bottom(board) <= screen; };
-  if (fits(1) || !fits(SMALLEST)) return;  // (too much even then: as small as it goes)
-  let lo = SMALLEST, hi = 1;
+  const fits = (fit) => {
+    board.style.setProperty("--fit", String(fit));
+    return bottom(board) <= screen;
+  };
+  if (fits(1) || !fits(SMALLEST)) return; // (too much even then: as small as it goes)
+  let lo = SMALLEST,
+    hi = 1;
   for (let i = 0; i < STEPS; i++) {
     const mid = (lo + hi) / 2;
-    if (fits(mid)) lo = mid; else hi = mid;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
   }
   fits(lo);
 }
@@ -38,5 +44,8 @@ let pending = false;
 window.addEventListener("resize", () => {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(() => { pending = false; if (at.root && at.root.isConnected) fitTable(at.root); });
+  requestAnimationFrame(() => {
+    pending = false;
+    if (at.root?.isConnected) fitTable(at.root);
+  });
 });

@@ -3,10 +3,18 @@
 
    The loaded catalogue and the languages are the state this module keeps (private to it):
    every other module asks `t()` and `languages()`. */
-import { $, h, store } from "./dom.js";
-import { take } from "./boot.js";
 
-const current = { strings: {}, fallback: {}, lang: "en", plurals: null, request: 0, languages: ["en"] };
+import { take } from "./boot.js";
+import { $, h, store } from "./dom.js";
+
+const current = {
+  strings: {},
+  fallback: {},
+  lang: "en",
+  plurals: null,
+  request: 0,
+  languages: ["en"],
+};
 
 export const lang = () => current.lang;
 
@@ -14,8 +22,10 @@ export const lang = () => current.lang;
 export const languages = () => current.languages;
 
 export function useLanguages(codes) {
-  current.languages = codes && codes.length ? [...codes] : ["en"];
-  $("#lang").replaceChildren(...current.languages.map((code) => h("option", { value: code }, languageName(code))));
+  current.languages = codes?.length ? [...codes] : ["en"];
+  $("#lang").replaceChildren(
+    ...current.languages.map((code) => h("option", { value: code }, languageName(code))),
+  );
 }
 
 /* A language's name in itself ("Français"), as a menu names it (a capital first). */
@@ -23,7 +33,9 @@ export function languageName(code) {
   try {
     const name = new Intl.DisplayNames([code], { type: "language" }).of(code);
     return name.charAt(0).toLocaleUpperCase(code) + name.slice(1);
-  } catch (e) { return code.toUpperCase(); }
+  } catch {
+    return code.toUpperCase();
+  }
 }
 
 /* A message with a {count} may have a form per plural category of the language (CLDR, as
@@ -33,33 +45,39 @@ export function t(key, params = {}) {
   let text = current.strings[key] ?? current.fallback[key] ?? key;
   if (typeof params.count === "number" && current.plurals) {
     const form = current.plurals.select(params.count);
-    if (form !== "other" && current.strings[key + "#" + form] !== undefined) text = current.strings[key + "#" + form];
+    if (form !== "other" && current.strings[`${key}#${form}`] !== undefined)
+      text = current.strings[`${key}#${form}`];
   }
-  for (const [k, v] of Object.entries(params)) text = text.split("{" + k + "}").join(String(v));
+  for (const [k, v] of Object.entries(params)) text = text.split(`{${k}}`).join(String(v));
   return text;
 }
 
-export const has = (key) => current.strings[key] !== undefined || current.fallback[key] !== undefined;
+export const has = (key) =>
+  current.strings[key] !== undefined || current.fallback[key] !== undefined;
 
 /* Load a language and relabel the page's frame (top bar, skip link). When two loads overlap,
    the latest request wins. */
 export async function loadLang(code) {
   if (!current.languages.includes(code)) code = "en";
   const mine = ++current.request;
-  const early = take("en");  // (asked for by boot.js as the page loaded: always needed)
-  const url = (c) => new URL("../i18n/" + c + ".json", import.meta.url);  // (beside the modules)
-  const get = (c) => (c === "en" && early ? early.catch(() => fetch(url("en"))) : fetch(url(c))).then((res) => res.json());
+  const early = take("en"); // (asked for by boot.js as the page loaded: always needed)
+  const url = (c) => new URL(`../i18n/${c}.json`, import.meta.url); // (beside the modules)
+  const get = (c) =>
+    (c === "en" && early ? early.catch(() => fetch(url("en"))) : fetch(url(c))).then((res) =>
+      res.json(),
+    );
   const fallback = Object.keys(current.fallback).length || code === "en" ? null : get("en");
   const strings = await get(code);
   if (!Object.keys(current.fallback).length) current.fallback = fallback ? await fallback : strings;
   if (mine !== current.request) return;
   current.strings = strings;
   current.lang = code;
-  current.plurals = typeof Intl !== "undefined" && Intl.PluralRules ? new Intl.PluralRules(code) : null;
+  current.plurals =
+    typeof Intl !== "undefined" && Intl.PluralRules ? new Intl.PluralRules(code) : null;
   document.documentElement.lang = code;
   $("#lang").value = code;
   $("#rules-link").textContent = t("rules");
-  $("#rules-link").href = "/rules/" + code;
+  $("#rules-link").href = `/rules/${code}`;
   $("#lang-label").textContent = t("language");
   $("a.skip").textContent = t("skip_to_content");
   $("a.brand").setAttribute("aria-label", t("home"));
@@ -80,9 +98,9 @@ export function chooseLang(code) {
 export function initialLang() {
   const saved = chosenLang();
   if (saved) return saved;
-  const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+  const wanted = navigator.languages?.length ? navigator.languages : [navigator.language || "en"];
   for (const tag of wanted) {
-    const code = String(tag).split("-")[0].toLowerCase();  // ("csb" is not "cs")
+    const code = String(tag).split("-")[0].toLowerCase(); // ("csb" is not "cs")
     if (current.languages.includes(code)) return code;
   }
   return "en";
@@ -92,8 +110,9 @@ export function initialLang() {
    console, and is shown only for a code this page has no words for. */
 export function errorText(err) {
   if (!err) return t("err_network");
-  const key = "err_" + err.code;
+  const key = `err_${err.code}`;
   if (!has(key)) return err.message || t("err_network");
-  if (err.message && err.code !== "network") console.info("GoTown server: " + err.code + ": " + err.message);
-  return t(key) + (err.rule ? " (" + err.rule + ")" : "");
+  if (err.message && err.code !== "network")
+    console.info(`GoTown server: ${err.code}: ${err.message}`);
+  return t(key) + (err.rule ? ` (${err.rule})` : "");
 }

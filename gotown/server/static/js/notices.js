@@ -13,7 +13,12 @@ export function toast(message, info = false) {
   el.className = info ? "info" : "";
   el.hidden = false;
   clearTimeout(timer.id);
-  timer.id = setTimeout(() => { el.hidden = true; }, info ? 6000 : 12000);
+  timer.id = setTimeout(
+    () => {
+      el.hidden = true;
+    },
+    info ? 6000 : 12000,
+  );
 }
 
 export function clearNotices() {
@@ -27,7 +32,12 @@ export function clearNotices() {
 export async function copyText(text, source) {
   let ok = false;
   if (navigator.clipboard && window.isSecureContext) {
-    try { await navigator.clipboard.writeText(text); ok = true; } catch (e) { /* try the old way */ }
+    try {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    } catch {
+      /* try the old way */
+    }
   }
   if (!ok) {
     const back = document.activeElement;
@@ -37,9 +47,13 @@ export async function copyText(text, source) {
     document.body.append(area);
     area.select();
     area.setSelectionRange(0, text.length);
-    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
     area.remove();
-    if (back && back.focus) back.focus();
+    if (back?.focus) back.focus();
   }
   if (!ok && source) {
     const range = document.createRange();

@@ -6,8 +6,22 @@ import { s } from "./dom.js";
 export function qrSvg(text, label, id) {
   const qr = encode(text, { ecc: "M", border: 2 });
   let d = "";
-  qr.data.forEach((row, y) => row.forEach((dark, x) => { if (dark) d += "M" + x + " " + y + "h1v1h-1z"; }));
-  return s("svg", { viewBox: "0 0 " + qr.size + " " + qr.size, class: "qr", role: "img", "aria-label": label, id, "shape-rendering": "crispEdges" },
+  qr.data.forEach((row, y) => {
+    row.forEach((dark, x) => {
+      if (dark) d += `M${x} ${y}h1v1h-1z`;
+    });
+  });
+  return s(
+    "svg",
+    {
+      viewBox: `0 0 ${qr.size} ${qr.size}`,
+      class: "qr",
+      role: "img",
+      "aria-label": label,
+      id,
+      "shape-rendering": "crispEdges",
+    },
     s("rect", { width: qr.size, height: qr.size, fill: "#fff" }),
-    s("path", { d, fill: "#000" }));
+    s("path", { d, fill: "#000" }),
+  );
 }

@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 const icon = { plain: null };
 
 export function markTurn(mine) {
-  document.title = mine ? "● " + t("your_turn") + " – GoTown" : "GoTown";
+  document.title = mine ? `● ${t("your_turn")} – GoTown` : "GoTown";
   const link = document.querySelector('link[rel="icon"]');
   if (!link) return;
   if (icon.plain === null) icon.plain = link.getAttribute("href");

@@ -1,9 +1,10 @@
 /* The win-probability bar of a seat's table (a per-device choice): asked for on this seat's
    turn and just after it, and drawn as a panel under the hand. */
+
+import { api } from "../api.js";
 import { h, store } from "../dom.js";
 import { t } from "../i18n.js";
-import { api } from "../api.js";
-import { meter } from "./table-view.js";
+import { meter } from "./table-hand.js";
 
 export class Chances {
   /* `table`: its `gameId`, `token`, `state` and `closed`; `redraw()` once an answer came. */
@@ -58,37 +59,62 @@ export class Chances {
     this.retry = null;
     let failed = false;
     try {
-      this.answer = await api("GET", "/api/games/" + table.gameId + "/chances", undefined, table.token);
+      this.answer = await api("GET", `/api/games/${table.gameId}/chances`, undefined, table.token);
       this.failed = false;
       this.delay = 0;
-    } catch (err) {
+    } catch {
       // The bar is a nicety: say it is unavailable, and ask again at the next state, when the
       // socket comes back, or after a while (2 s, doubling up to a minute).
       failed = true;
       this.asked = -1;
       this.failed = true;
       this.delay = Math.min(60000, this.delay ? this.delay * 2 : 2000);
-      if (!table.closed) this.retry = setTimeout(() => { this.retry = null; this.poll(); }, this.delay);
-    } finally { this.busy = false; }
+      if (!table.closed)
+        this.retry = setTimeout(() => {
+          this.retry = null;
+          this.poll();
+        }, this.delay);
+    } finally {
+      this.busy = false;
+    }
     if (table.closed) return;
     const st = table.state;
-    if (!failed && st && st.version !== version && st.view && st.view.active === st.seat) this.ask(st.version);
+    if (!failed && st && st.version !== version && st.view && st.view.active === st.seat)
+      this.ask(st.version);
     else if (st) this.redraw();
   }
 
   panel() {
     const on = this.isOn();
-    const box = h("input", { type: "checkbox", id: "chances-toggle", checked: on, onchange: (ev) => this.setOn(ev.target.checked) });
-    const row = h("div", { class: "panel chances" }, h("div", { class: "row" }, box, h("label", { for: "chances-toggle" }, t("chances_toggle"))));
+    const box = h("input", {
+      type: "checkbox",
+      id: "chances-toggle",
+      checked: on,
+      onchange: (ev) => this.setOn(ev.target.checked),
+    });
+    const row = h(
+      "div",
+      { class: "panel chances" },
+      h("div", { class: "row" }, box, h("label", { for: "chances-toggle" }, t("chances_toggle"))),
+    );
     if (!on) return row;
     const c = this.answer;
     if (c && c.basis === "none") return row;
     const none = !c || c.win_probability === null || c.win_probability === undefined;
-    if (this.failed && none) row.append(h("p", { class: "help", id: "chances-unavailable" }, t("chances_unavailable")));
-    else if (none) row.append(h("p", { class: "help", id: "chances-wait" }, t("chances_computing")));
+    if (this.failed && none)
+      row.append(h("p", { class: "help", id: "chances-unavailable" }, t("chances_unavailable")));
+    else if (none)
+      row.append(h("p", { class: "help", id: "chances-wait" }, t("chances_computing")));
     else {
       const pct = Math.round(c.win_probability * 100);
-      row.append(h("div", { class: "field", id: "chances" }, h("span", { id: "chances-text" }, t("win_chance", { p: pct })), meter(pct, t("win_chance", { p: pct }))));
+      row.append(
+        h(
+          "div",
+          { class: "field", id: "chances" },
+          h("span", { id: "chances-text" }, t("win_chance", { p: pct })),
+          meter(pct, t("win_chance", { p: pct })),
+        ),
+      );
     }
     return row;
   }

@@ -1,19 +1,19 @@
 /* The table drawn from one seat's state: the strip (whose turn, what just happened), the
-   towers (opponents across the top, yours large), the piles, your hand with what it can do,
-   and the drawer (log, options, settings). `model` is the table's (table-model.js): the state
-   drawn and the handlers of the gestures. */
+   towers (opponents across the top, yours large), the piles, your hand with what it can do
+   (table-hand.js), the end, and the drawer (log, options, settings). `model` is the table's
+   (table-model.js): the state drawn and the handlers of the gestures. */
+import { api, seatUrl, tokens } from "../api.js";
+import { backCard, miniCard } from "../cards.js";
+import { clockEl } from "../clock.js";
 import { h } from "../dom.js";
 import { errorText, t } from "../i18n.js";
-import { api, seatUrl, tokens } from "../api.js";
-import { backCard, cardClass, cardEl, miniCard, useText } from "../cards.js";
-import { cardOf, cardsPlayed, isFloorCard, isNumber, partnerOf } from "../facts.js";
 import { copyText, toast } from "../notices.js";
-import { seatBox } from "../towers.js";
-import { contains, markTargets, movesOf } from "../targets.js";
-import { buttonText, eventLines, optionsSummary, outcomeText, seatLabel, seatName, turnText, whereText } from "../words.js";
 import { settingsPanel } from "../settings.js";
-import { clockEl } from "../clock.js";
+import { markTargets } from "../targets.js";
+import { seatBox } from "../towers.js";
+import { eventLines, optionsSummary, outcomeText, seatName, turnText } from "../words.js";
 import { ratingChanges } from "./ratings.js";
+import { handPanel } from "./table-hand.js";
 
 /* The lines of what just happened: the moves of the last turns (not the draws, unless
    nothing else happened), newest last, at most three. */
@@ -22,7 +22,10 @@ function recentLines(lines) {
   let headers = 0;
   for (let i = lines.length - 1; i >= 0 && moves.length < 3; i--) {
     const l = lines[i];
-    if (l.cls === "turn") { if (++headers === 2 && moves.length) break; continue; }
+    if (l.cls === "turn") {
+      if (++headers === 2 && moves.length) break;
+      continue;
+    }
     if (!l.own && !l.draw) moves.unshift(l);
   }
   if (moves.length) return moves;
@@ -31,66 +34,141 @@ function recentLines(lines) {
 }
 
 export function drawGame(app, model) {
-  const st = model.state, v = st.view, lobby = st.lobby, me = st.seat;
+  const st = model.state,
+    v = st.view,
+    lobby = st.lobby,
+    me = st.seat;
   const past = model.mode === "replay";
   // A replay shows a past turn: it is nobody's to play now, the viewer's included.
   const mine = v.active === me && !v.over && !past;
   // (Not a live region itself: the table is rebuilt at every change, and a region that is
   // replaced is not reliably read out. #announce, which stays, says what changed.) The page's
   // main heading, where the page has no other (a replay and a lesson have theirs).
-  const status = h(past || model.mode === "lesson" ? "div" : "h1", { class: "status" + (mine ? " mine" : ""), id: "status" },
-    v.over ? t("game_over") : mine ? t("your_turn") : t("turn_of", { actor: seatName(lobby, v.active, null) }));
+  const status = h(
+    past || model.mode === "lesson" ? "div" : "h1",
+    { class: `status${mine ? " mine" : ""}`, id: "status" },
+    v.over
+      ? t("game_over")
+      : mine
+        ? t("your_turn")
+        : t("turn_of", { actor: seatName(lobby, v.active, null) }),
+  );
   // (The table page keeps its log as the game goes on: eventlog.js.)
   const lines = model.eventLog ? model.eventLog.linesFor(st) : eventLines(v.events, st);
   const recent = v.over ? [] : recentLines(lines);
   // A turn-based table: the time left to the turn under way (the server's deadline), live.
-  const clock = !v.over && !past && lobby.deadline
-    ? h("p", { class: "turn-clock", id: "turn-clock-line" }, clockEl(lobby.deadline, { id: "turn-clock", pace: lobby.pace })) : null;
-  const strip = h("div", { class: "strip", id: "strip" }, status, clock,
-    recent.length ? h("ul", { class: "lastmove", id: "last-move" }, ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text))) : null);
+  const clock =
+    !v.over && !past && lobby.deadline
+      ? h(
+          "p",
+          { class: "turn-clock", id: "turn-clock-line" },
+          clockEl(lobby.deadline, { id: "turn-clock", pace: lobby.pace }),
+        )
+      : null;
+  const strip = h(
+    "div",
+    { class: "strip", id: "strip" },
+    status,
+    clock,
+    recent.length
+      ? h(
+          "ul",
+          { class: "lastmove", id: "last-move" },
+          ...recent.map((l) => h("li", { class: l.aimed ? "aimed" : "" }, l.text)),
+        )
+      : null,
+  );
   // (style.css lays the board out by the number of seats: one screen, opponents around.)
-  const board = h("section", { class: "board seats-" + v.players + (me === null ? " watching" : ""), "aria-label": t("table") });
+  const board = h("section", {
+    class: `board seats-${v.players}${me === null ? " watching" : ""}`,
+    "aria-label": t("table"),
+  });
   const side = h("aside", { class: "side", "aria-label": t("log") });
   const notes = h("div", { class: "notes" });
   board.append(strip);
-  if (model.mode === "watch" && !v.over) notes.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
+  if (model.mode === "watch" && !v.over)
+    notes.append(h("p", { class: "help", id: "watching" }, t("watching_notice")));
   if (v.over) notes.append(endPanel(model));
-  if (me !== null && lobby.seats[me].standin && !v.over) notes.append(h("p", { class: "warn", id: "standin-you", role: "note" }, t("standin_you")));
+  if (me !== null && lobby.seats[me].standin && !v.over)
+    notes.append(h("p", { class: "warn", id: "standin-you", role: "note" }, t("standin_you")));
   if (me !== null && lobby.seats[me].kind === "bot" && !v.over) {
-    notes.append(h("div", { class: "panel" }, t("bot_plays_you"), " ", h("button", { id: "reclaim", onclick: () => api("POST", "/api/games/" + model.gameId + "/reclaim", {}, model.token).catch((e) => toast(errorText(e))) }, t("reclaim"))));
+    notes.append(
+      h(
+        "div",
+        { class: "panel" },
+        t("bot_plays_you"),
+        " ",
+        h(
+          "button",
+          {
+            id: "reclaim",
+            onclick: () =>
+              api("POST", `/api/games/${model.gameId}/reclaim`, {}, model.token).catch((e) =>
+                toast(errorText(e)),
+              ),
+          },
+          t("reclaim"),
+        ),
+      ),
+    );
   }
   // Two whole rounds of nothing but ended turns in a game that goes on: say that somebody can
   // still play (where nobody ever could, the game ends by itself, R20b). Not to a player who
   // can play now: they know it.
   const still = v.over ? 0 : st.frozen_turns || 0; // the engine's count (View.frozen_turns)
   const canPlay = (st.legal || []).some((a) => a.type !== "end-turn");
-  if (still >= 2 * v.players && !canPlay) notes.append(h("p", { class: "warn", id: "stuck-notice", role: "note" }, t("stuck_notice", { turns: still })));
+  if (still >= 2 * v.players && !canPlay)
+    notes.append(
+      h(
+        "p",
+        { class: "warn", id: "stuck-notice", role: "note" },
+        t("stuck_notice", { turns: still }),
+      ),
+    );
   if (notes.firstChild) board.append(notes);
   // Opponents across the top, in play order from the viewer's left; the viewer's own tower large.
-  const order = Array.from({ length: v.players }, (_, k) => (k + (me ?? -1) + 1) % v.players).filter((x) => x !== me);
+  const order = Array.from(
+    { length: v.players },
+    (_, k) => (k + (me ?? -1) + 1) % v.players,
+  ).filter((x) => x !== me);
   // (On a laptop, a table seen from the viewer's seat: the next player on the left, the piles
   // in the middle; style.css places them.)
-  const towers = h("div", { class: "towers seats-" + v.players + (me === null ? " watching" : ""), id: "towers" },
+  const towers = h(
+    "div",
+    { class: `towers seats-${v.players}${me === null ? " watching" : ""}`, id: "towers" },
     h("div", { class: "others" }, ...order.map((x) => seatBox(x, model))),
     pilesEl(v, model),
-    me !== null ? h("div", { class: "mine" }, seatBox(me, model)) : null);
+    me !== null ? h("div", { class: "mine" }, seatBox(me, model)) : null,
+  );
   board.append(towers);
   if (me !== null) board.append(handPanel(model));
   if (me !== null && !v.over && model.chancesPanel) board.append(model.chancesPanel());
   const keep = model.logKeep;
-  const log = model.eventLog ? model.eventLog.element(st, !keep || keep.atEnd) : logEl(lines, model);
+  const log = model.eventLog
+    ? model.eventLog.element(st, !keep || keep.atEnd)
+    : logEl(lines, model);
   if (model.on.announce) model.on.announce(lines, status.textContent);
   const options = optionsSummary(v.options, lobby, model.meta);
   options.open = model.open.options;
-  options.addEventListener("toggle", () => { model.open.options = options.open; });
-  const drawer = h("details", { class: "drawer panel", id: "log-drawer", open: model.open.drawer },
-    h("summary", {}, t("log")), log, options, past ? null : settingsPanel(),
+  options.addEventListener("toggle", () => {
+    model.open.options = options.open;
+  });
+  const drawer = h(
+    "details",
+    { class: "drawer panel", id: "log-drawer", open: model.open.drawer },
+    h("summary", {}, t("log")),
+    log,
+    options,
+    past ? null : settingsPanel(),
     past || me === null || v.over ? null : seatLinkEl(model, lobby),
     me === null || !lobby.pace || !model.notifyPanel ? null : model.notifyPanel(),
-    h("p", { class: "help" }, t("game_id") + " " + st.game_id + " · v" + st.version));
-  drawer.addEventListener("toggle", () => { model.open.drawer = drawer.open; });
+    h("p", { class: "help" }, `${t("game_id")} ${st.game_id} · v${st.version}`),
+  );
+  drawer.addEventListener("toggle", () => {
+    model.open.drawer = drawer.open;
+  });
   side.append(drawer);
-  app.append(h("div", { class: "table" + (me === null ? " watching" : "") }, board, side));
+  app.append(h("div", { class: `table${me === null ? " watching" : ""}` }, board, side));
   log.scrollTop = keep && !keep.atEnd ? keep.top : log.scrollHeight;
   if (mine) markTargets(app, model);
 }
@@ -99,7 +177,7 @@ export function drawGame(app, model) {
    appended (a long game's log is most of the table's work to draw); when an earlier line
    changed (a language, another seat's draws joined into one line), it is drawn anew. */
 function logEl(lines, model) {
-  const keys = lines.map((l) => (l.cls || "") + "|" + l.text);
+  const keys = lines.map((l) => `${l.cls || ""}|${l.text}`);
   const old = model.logCache;
   const item = (l) => h("li", { class: l.cls || "" }, l.text);
   let log;
@@ -108,7 +186,11 @@ function logEl(lines, model) {
     log.append(...lines.slice(old.keys.length).map(item));
   } else {
     // (Focusable: a scrolling region must be reachable by keyboard.)
-    log = h("ul", { class: "log", id: "log", tabindex: "0", "aria-label": t("log") }, ...lines.map(item));
+    log = h(
+      "ul",
+      { class: "log", id: "log", tabindex: "0", "aria-label": t("log") },
+      ...lines.map(item),
+    );
   }
   model.logCache = { keys, el: log };
   return log;
@@ -116,159 +198,110 @@ function logEl(lines, model) {
 
 function pilesEl(v, model) {
   // The pile's cards are drawn when it is opened (it stays open across redraws).
-  const row = () => h("div", { class: "row" }, ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")]));
-  const discard = h("details", { id: "discard", open: model.open.discard }, h("summary", {}, t("discard_pile") + ": " + v.discard.length),
-    model.open.discard ? row() : null);
+  const row = () =>
+    h(
+      "div",
+      { class: "row" },
+      ...(v.discard.length ? [...v.discard].reverse().map((c) => miniCard(c, "?")) : [t("empty")]),
+    );
+  const discard = h(
+    "details",
+    { id: "discard", open: model.open.discard },
+    h("summary", {}, `${t("discard_pile")}: ${v.discard.length}`),
+    model.open.discard ? row() : null,
+  );
   discard.addEventListener("toggle", () => {
     model.open.discard = discard.open;
     if (discard.open && !discard.querySelector(".row")) discard.append(row());
   });
   const top = v.discard.length ? miniCard(v.discard[v.discard.length - 1], "?") : null;
   if (top) top.setAttribute("aria-hidden", "true");
-  return h("div", { class: "pile" },
+  return h(
+    "div",
+    { class: "pile" },
     h("span", { id: "turn", class: "turn-count" }, turnText(v, model.meta)),
-    h("span", { class: "drawpile", id: "draw-pile" }, backCard({ "aria-hidden": "true" }), h("span", { id: "draw-size" }, h("span", { class: "pile-words" }, t("draw_pile") + ": "), String(v.draw_size))),
-    h("span", { class: "discardpile", id: "discard-pile" }, top, discard));
+    h(
+      "span",
+      { class: "drawpile", id: "draw-pile" },
+      backCard({ "aria-hidden": "true" }),
+      h(
+        "span",
+        { id: "draw-size" },
+        h("span", { class: "pile-words" }, `${t("draw_pile")}: `),
+        String(v.draw_size),
+      ),
+    ),
+    h("span", { class: "discardpile", id: "discard-pile" }, top, discard),
+  );
 }
 
 /* This seat's own link (to continue on another device): private, like a key. Its QR code is
    drawn when asked for (the encoder loads then, not with the table). */
-function seatLinkEl(model, lobby) {
+export function seatLinkEl(model, lobby) {
   // (A seat opened by the device's player key has no link of its own: "Use on another
   // device", on the home page, carries every table.)
   if (typeof model.token !== "string") return null;
   const url = seatUrl(lobby, model.token);
   const code = h("code", { id: "seat-url" }, url);
   const qrBox = h("div", { class: "qr-box" });
-  const box = h("details", { class: "seat-link", id: "seat-link" }, h("summary", {}, t("seat_link")),
-    h("p", { class: "warn" }, t("seat_link_private")), qrBox, h("p", {}, code),
-    h("button", { type: "button", id: "copy-seat", onclick: () => copyText(url, code) }, t("copy")));
+  const box = h(
+    "details",
+    { class: "seat-link", id: "seat-link" },
+    h("summary", {}, t("seat_link")),
+    h("p", { class: "warn" }, t("seat_link_private")),
+    qrBox,
+    h("p", {}, code),
+    h("button", { type: "button", id: "copy-seat", onclick: () => copyText(url, code) }, t("copy")),
+  );
   box.addEventListener("toggle", () => {
-    if (box.open && !qrBox.firstChild) import("../qr.js").then(({ qrSvg }) => qrBox.replaceChildren(qrSvg(url, t("seat_qr_alt"), "seat-qr")));
+    if (box.open && !qrBox.firstChild)
+      import("../qr.js").then(({ qrSvg }) =>
+        qrBox.replaceChildren(qrSvg(url, t("seat_qr_alt"), "seat-qr")),
+      );
   });
   return box;
 }
 
-export function handPanel(model) {
-  const st = model.state, v = st.view, legal = st.legal, hand = v.hand || [], on = model.on;
-  const panel = h("section", { class: "panel", id: "hand-panel", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title" }, t("your_hand")));
-  const usable = new Set(legal.flatMap(cardsPlayed));
-  const sel = model.selected.map((i) => hand[i]);
-  // One number selected: the cards that make nine with it are shown with it (R5).
-  const partners = sel.length === 1 && isFloorCard(sel[0])
-    ? new Set(legal.filter((a) => a.type === "build" && contains(a.cards, sel)).flatMap((a) => { const rest = [...a.cards]; rest.splice(rest.indexOf(sel[0]), 1); return rest; }))
-    : new Set();
-  const handEl = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("your_hand") });
-  hand.forEach((code, i) => {
-    const pressed = model.selected.includes(i);
-    const playable = legal.length > 0 && usable.has(code);
-    const dim = legal.length > 0 && !playable;
-    // A greyed card can still be tapped (or reached with the keyboard): it says what it
-    // does, so that the player learns why it cannot be played now.
-    const use = () => (playable ? on.toggle(i) : toast(useText(code, v.options), true));
-    handEl.append(cardEl(code, {
-      // (Its title: what it does, with its rule, on hover.)
-      role: "button", tabindex: legal.length > 0 ? "0" : "-1", id: "card-" + i, "data-card": code, "data-index": i, title: useText(code, v.options),
-      "aria-pressed": pressed ? "true" : "false", "aria-disabled": playable ? "false" : "true",
-      draggable: playable ? "true" : null,
-      class: "card " + cardClass(code) + (isFloorCard(code) ? "" : " special") + (dim ? " dim" : "") + (!pressed && partners.has(code) ? " pair" : ""),
-      onclick: () => legal.length > 0 && use(),
-      onkeydown: (ev) => { if (legal.length > 0 && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); use(); } },
-      ondragstart: (ev) => on.dragStart(ev, i),
-    }));
-  });
-  if (!hand.length) handEl.append(h("span", { class: "help" }, t("empty_hand")));
-  panel.append(handEl);
-  if (v.over) return panel;
-  if (!legal.length) {
-    if (model.mode === "seat") panel.append(h("p", { class: "help" }, t("wait_turn")));
-    return panel;
-  }
-  const actions = h("div", { class: "actions", id: "actions" });
-  const matching = movesOf(legal, sel);
-  const hintKeys = new Set((model.hints || []).slice(0, 1).map((x) => JSON.stringify(x.action)));
-  const suggested = matching.findIndex((a) => hintKeys.has(JSON.stringify(a)));
-  const main = suggested >= 0 ? suggested : 0;  // the suggested move, when it is one of them
-  // The main (filled) button is the first move the selected cards make; ending the turn,
-  // which cannot be taken back, is the main one only when nothing else can be done. Several
-  // moves of one card that differ only by where they go say only where (short buttons that
-  // share a row); each button's name, and its title, is the whole move.
-  const onlyWhere = matching.length > 1 && matching[0].type !== "build" && matching.every((a) => a.type === matching[0].type);
-  matching.forEach((a, k) => {
-    const said = buttonText(a, st);
-    actions.append(h("button", { class: "act" + (k === main ? " primary" : "") + (hintKeys.has(JSON.stringify(a)) ? " suggested" : ""), id: "act-" + k,
-      "data-type": a.type, "data-move": JSON.stringify(a), "aria-label": onlyWhere ? said : null, title: onlyWhere ? said : null, onclick: () => on.act(a) },
-    onlyWhere ? whereText(a, st) : said));
-  });
-  const endTurn = legal.find((a) => a.type === "end-turn");
-  if (endTurn) actions.append(h("button", { class: "act" + (legal.length === 1 ? " primary" : "") + (hintKeys.has(JSON.stringify(endTurn)) ? " suggested" : ""), id: "end-turn", "data-type": "end-turn", onclick: () => on.act(endTurn) }, t("btn_end-turn")));
-  // Two numbers that are no floor: say their sum, and what a floor needs (R5).
-  const apart = sel.length === 2 && sel.every(isNumber) && partnerOf(sel[0]) !== sel[1];
-  const sum = apart ? cardOf(sel[0]).number + cardOf(sel[1]).number : null;
-  const nothing = apart ? t("no_floor_sum", { a: sel[0], b: sel[1], sum }) : t("no_action_for_selection");
-  // The moves and the hint flow together (style.css): one block of buttons under the hand.
-  const hintRow = h("div", { class: "hint-row" }, h("button", { id: "hint", onclick: () => on.hint() }, t("hint")));
-  // (No card to choose when none can be played: only "End turn".)
-  const choose = legal.some((a) => a.type !== "end-turn") ? t("select_cards") : null;
-  panel.append(h("p", { class: "help" + (matching.length ? " pick" : ""), id: "select-help" }, sel.length ? (matching.length ? t("pick_action") : nothing) : choose),
-    h("div", { class: "moves" }, actions, hintRow));
-  if (model.hints && model.hints.length) {
-    const pct = Math.round(model.hints[0].win_probability * 100);
-    hintRow.append(h("span", { id: "hint-text" }, t("hint_says", { action: buttonText(model.hints[0].action, st) })));
-    // The chances of the suggested move (the chances panel's bar, when shown, is the
-    // position's): said apart, so that two bars do not read as one number twice.
-    panel.append(h("div", { class: "field", id: "hint-chance" }, h("span", {}, t("hint_chance", { p: pct })), meter(pct, t("hint_chance", { p: pct }))));
-  }
-  return panel;
-}
-
-/* A bar from 0 to 100 (its width set from script: no inline style in the markup). */
-export function meter(pct, label) {
-  const fill = h("div", {});
-  fill.style.width = pct + "%";
-  return h("div", { class: "bar", role: "meter", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": label }, fill);
-}
-
 function endPanel(model) {
-  const st = model.state, lobby = st.lobby;
-  const box = h("div", { class: "winner" + (st.view.winner === null ? " nowinner" : ""), id: "winner" }, outcomeText(st.view, lobby, st.seat));
+  const st = model.state,
+    lobby = st.lobby;
+  const box = h(
+    "div",
+    { class: `winner${st.view.winner === null ? " nowinner" : ""}`, id: "winner" },
+    outcomeText(st.view, lobby, st.seat),
+  );
   const row = h("div", { class: "row" });
   // (A replay's end, and a lesson's, offers no other game.)
-  if (model.mode === "replay" || model.mode === "lesson") return h("div", { class: "panel endpanel" }, box);
-  row.append(h("a", { href: "/r/" + model.gameId, id: "replay-link", class: "button" }, t("replay")));
+  if (model.mode === "replay" || model.mode === "lesson")
+    return h("div", { class: "panel endpanel" }, box);
+  row.append(
+    h("a", { href: `/r/${model.gameId}`, id: "replay-link", class: "button" }, t("replay")),
+  );
   if (st.seat !== null) {
-    row.prepend(h("button", { class: "primary", id: "rematch", onclick: async () => {
-      // This browser joined the rematch already (another tab, or back from it): go there.
-      if (lobby.rematch_id && tokens.get(lobby.rematch_id)) { model.on.navigate("/g/" + lobby.rematch_id); return; }
-      try {
-        const res = await api("POST", "/api/games/" + model.gameId + "/rematch", {}, model.token);
-        tokens.set(res.game_id, res.token);
-        model.on.navigate("/g/" + res.game_id);
-      } catch (err) { toast(errorText(err)); }
-    } }, lobby.rematch_id ? t("join_rematch") : t("rematch")));
+    row.prepend(
+      h(
+        "button",
+        {
+          class: "primary",
+          id: "rematch",
+          onclick: async () => {
+            // This browser joined the rematch already (another tab, or back from it): go there.
+            if (lobby.rematch_id && tokens.get(lobby.rematch_id)) {
+              model.on.navigate(`/g/${lobby.rematch_id}`);
+              return;
+            }
+            try {
+              const res = await api("POST", `/api/games/${model.gameId}/rematch`, {}, model.token);
+              tokens.set(res.game_id, res.token);
+              model.on.navigate(`/g/${res.game_id}`);
+            } catch (err) {
+              toast(errorText(err));
+            }
+          },
+        },
+        lobby.rematch_id ? t("join_rematch") : t("rematch"),
+      ),
+    );
   }
   return h("div", { class: "panel endpanel" }, box, ratingChanges(st, model.ratings), row);
-}
-
-export function drawLobby(app, model) {
-  const st = model.state, lobby = st.lobby, mySeat = st.seat;
-  const seats = h("ul", { class: "seats-list", id: "lobby-seats" }, ...lobby.seats.map((x) => h("li", {}, seatLabel(lobby, x.seat),
-    !x.taken && mySeat !== null ? h("button", { class: "fill-bot", onclick: () => model.on.handToBot(x.seat) }, t("give_to_bot")) : null)));
-  const code = lobby.invite_url ? lobby.invite_url.split("/j/").pop() : null;
-  app.append(h("section", { class: "panel" },
-    h("h1", {}, t("waiting_title")),
-    h("p", {}, t("waiting_help")),
-    !lobby.invite_url ? null : h("div", { class: "invite" },
-      h("img", { src: "/api/invitations/" + encodeURIComponent(code) + "/qr.svg", alt: t("qr_alt"), id: "qr" }),
-      h("div", {},
-        h("p", {}, h("strong", {}, t("invitation_link"))),
-        h("p", {}, h("code", { id: "invite-url" }, lobby.invite_url)),
-        h("div", { class: "row" },
-          h("button", { id: "copy-invite", type: "button", onclick: () => copyText(lobby.invite_url, document.getElementById("invite-url")) }, t("copy")),
-          navigator.share ? h("button", { id: "share-invite", type: "button", onclick: () => navigator.share({ title: "GoTown", text: t("share_text"), url: lobby.invite_url }).catch(() => { /* dismissed */ }) }, t("share")) : null),
-        h("p", { class: "help" }, t("watch_link"), " ", h("a", { href: lobby.watch_url }, lobby.watch_url)),
-        /^https?:\/\/(localhost|127\.|\[::1\])/.test(lobby.invite_url) ? h("p", { class: "warn", id: "localhost-warning" }, t("localhost_warning")) : null)),
-    h("h2", {}, t("seats")), seats, optionsSummary(lobby.options, lobby, model.meta),
-    mySeat !== null ? seatLinkEl(model, lobby) : null,
-    mySeat !== null && lobby.pace && model.notifyPanel ? model.notifyPanel() : null));
 }
