@@ -39,7 +39,7 @@ from rich.table import Table as RichTable
 
 from gotown.bots import EXPERT_ITERATIONS, HARD_ITERATIONS, HINT_ITERATIONS, LEVELS, make_bot
 from gotown.bots.ismcts import SearchBot, winning_action
-from gotown.bots.rules import Table
+from gotown.bots.rules import ViewFacts
 from gotown.engine import Game
 from gotown.tournament.duel import plot_option, save_figure, seed_and_workers
 
@@ -65,7 +65,7 @@ def play(task: tuple[str, str, int, int]) -> Record:
         if seat != first:
             game.apply(other.choose(view, legal))
             continue
-        quick = winning_action(Table(view), seat, legal, view.options.win_floors)
+        quick = winning_action(ViewFacts(view), seat, legal, view.options.win_floors)
         if len(legal) == 1 or quick is not None:
             game.apply(quick or legal[0])
             continue

@@ -21,9 +21,9 @@ order and the aim: a thief first (the card it brings may build), steals before b
 floors after number floors, the dog after the builds (on the new top floor), the wrecking ball
 kept while a jack-hammer can do the job.
 
-The scoring reads a *table*: any object with the attributes of :class:`Table` (a
+The scoring reads *facts*: any object with the attributes of :class:`RuleFacts` (a
 :class:`~gotown.engine.Game` has them, so rollouts score straight on the game; a view is
-turned into one by :meth:`Table.from_view`, holding only the viewer's hand).
+turned into them by :class:`ViewFacts`, holding only the viewer's hand).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from gotown.engine.cards import JOKER, KIND_OF, KINDS
 Floor = tuple[int, int, int]  # (number, other card, dogs): the engine's internal floor
 
 
-class TableLike(Protocol):
+class RuleFacts(Protocol):
     """The public facts a rule needs, plus the hand of the seat that decides."""
 
     @property
@@ -66,7 +66,7 @@ def floor_of(codes: Sequence[str]) -> Floor:
     return (a, b, len(codes) - 2)
 
 
-class Table:
+class ViewFacts:
     """A view's public facts in the engine's internal shapes, with only the viewer's hand."""
 
     __slots__ = ("donut", "hand_sizes", "hands", "milkshakes", "players", "towers")
@@ -83,15 +83,21 @@ class Table:
         self.hands = [own if s == view.seat else [0] * KINDS for s in range(view.players)]
 
     @classmethod
-    def from_view(cls, view: View) -> Table:
+    def from_view(cls, view: View) -> ViewFacts:
         return cls(view)
+
+
+#: The former names, which :mod:`gotown.bots.ismcts` still imports: "table" names the
+#: database's tables alone. (To go once ismcts.py imports the names above.)
+Table = ViewFacts
+TableLike = RuleFacts
 
 
 HOLD = -1.0  # a score below ending the turn: keep the card
 WIN = 1000.0
 
 
-def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> float:
+def score_medium(facts: RuleFacts, me: int, action: Action, win_floors: int) -> float:
     """How much a sensible player wants ``action`` now (0 = as good as ending the turn).
 
     Cards held do nothing, and a hand of 8 stops the draw (R7b), so nearly every card is worth
@@ -100,7 +106,7 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
     tallest tower, the floor that opens a steal).
     """
     kind = action.type
-    towers = table.towers
+    towers = facts.towers
     mine = len(towers[me])
     if kind == "end-turn":
         return 0.0
@@ -113,7 +119,7 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
             return WIN
         target = action.target
         assert target is not None
-        return 100.0 + 8.0 * len(towers[target]) + (10.0 if _is_leader(table, me, target) else 0)
+        return 100.0 + 8.0 * len(towers[target]) + (10.0 if _is_leader(facts, me, target) else 0)
     if kind == "dog":
         if action.target is not None:  # an opponent's floor (R23 dog_placement "any")
             return HOLD
@@ -127,22 +133,22 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
     if target == me:  # a bone on our own dog (R23 bone_targets "any")
         return HOLD
     height = len(towers[target])
-    lead = 10.0 if _is_leader(table, me, target) else 0.0
+    lead = 10.0 if _is_leader(facts, me, target) else 0.0
     if kind == "thief":
-        return 110.0 + table.hand_sizes[target] + lead
+        return 110.0 + facts.hand_sizes[target] + lead
     if kind == "jackhammer":
         return 50.0 + 10.0 * height + lead
     if kind == "wrecking-ball":
         if towers[target][-1][2]:
             return 55.0 + 10.0 * height + lead
-        if table.hands[me][11]:  # a jack-hammer does this job: keep the ball for a dog
+        if facts.hands[me][11]:  # a jack-hammer does this job: keep the ball for a dog
             return HOLD
         return 30.0 + 10.0 * height + lead
     if kind == "bone":
         if action.floor != height - 1:
             return 3.0
         number, other, _ = towers[target][-1]
-        hand = table.hands[me]
+        hand = facts.hands[me]
         value = 9 - number if other == JOKER else other
         if hand[number] or hand[value] or hand[11]:  # it opens the floor to us
             return 105.0 + height + lead
@@ -152,11 +158,11 @@ def score_medium(table: TableLike, me: int, action: Action, win_floors: int) -> 
     return HOLD
 
 
-def score_easy(table: TableLike, me: int, action: Action, win_floors: int) -> float:
+def score_easy(facts: RuleFacts, me: int, action: Action, win_floors: int) -> float:
     """A simpler player: build and steal at once, dog on top, every other card as soon as it
     can be played, at whoever it can hit."""
     kind = action.type
-    mine = len(table.towers[me])
+    mine = len(facts.towers[me])
     if kind == "end-turn":
         return 0.0
     if kind in ("build", "steal"):
@@ -170,14 +176,14 @@ def score_easy(table: TableLike, me: int, action: Action, win_floors: int) -> fl
         assert target is not None
         if target == me:  # our own dog (R23 bone_targets "any")
             return HOLD
-        return 30.0 if action.floor == len(table.towers[target]) - 1 else HOLD
+        return 30.0 if action.floor == len(facts.towers[target]) - 1 else HOLD
     return 40.0
 
 
-def _is_leader(table: TableLike, me: int, seat: int) -> bool:
+def _is_leader(facts: RuleFacts, me: int, seat: int) -> bool:
     """True when no other opponent has a taller tower than ``seat``."""
-    height = len(table.towers[seat])
-    return all(len(t) <= height for s, t in enumerate(table.towers) if s != me)
+    height = len(facts.towers[seat])
+    return all(len(t) <= height for s, t in enumerate(facts.towers) if s != me)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (subclassed in Python)
@@ -203,15 +209,15 @@ class RuleBot:
         rng = self._rng
         if self._noise and rng.random() < self._noise:
             return legal_actions[rng.randrange(len(legal_actions))]
-        table = Table(view)
+        facts = ViewFacts(view)
         win = view.options.win_floors
         exposure = self._exposure(view, legal_actions)
         best: list[Action] = []
         best_score = -1e9
         for action in legal_actions:
-            value = self._score(table, view.seat, action, win)
+            value = self._score(facts, view.seat, action, win)
             if exposure is not None and action.type == "build" and value < WIN:
-                value = exposure.adjust(table, view.seat, action, value)
+                value = exposure.adjust(facts, view.seat, action, value)
             if value > best_score:
                 best, best_score = [action], value
             elif value == best_score:
@@ -278,22 +284,22 @@ class _Exposure:
             safe_all *= safe
         return 1.0 - safe_all
 
-    def adjust(self, table: TableLike, me: int, action: Action, value: float) -> float:
+    def adjust(self, facts: RuleFacts, me: int, action: Action, value: float) -> float:
         a, b = (KIND_OF[c] for c in action.cards)
         number = b if a == JOKER else a
         risk = self.chance(number)
-        if self.excused(table, me):
+        if self.excused(facts, me):
             return value + 10.0 * risk  # the riskiest floors first: the last one is on top
         return HOLD if risk > self.THRESHOLD else value
 
-    def excused(self, table: TableLike, me: int) -> bool:
+    def excused(self, facts: RuleFacts, me: int) -> bool:
         """True when every pair is built whatever its risk: a dog can guard the floor, or the
         hand is full."""
-        return bool(table.hands[me][9]) or table.hand_sizes[me] >= self.FULL_HAND
+        return bool(facts.hands[me][9]) or facts.hand_sizes[me] >= self.FULL_HAND
 
 
 def policy_action(
-    table: TableLike,
+    facts: RuleFacts,
     me: int,
     legal: Sequence[Action],
     win_floors: int,
@@ -307,7 +313,7 @@ def policy_action(
     best = legal[-1]
     best_score = 0.0
     for action in legal:
-        value = score_medium(table, me, action, win_floors)
+        value = score_medium(facts, me, action, win_floors)
         if value > best_score:
             best, best_score = action, value
             if value >= WIN:

@@ -36,7 +36,7 @@ from easy_frontier import AGAINST_RANDOM, MEDIUM_AGAINST, KeepOver
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
-from gotown.bots.rules import HOLD, WIN, TableLike, score_medium
+from gotown.bots.rules import HOLD, WIN, RuleFacts, score_medium
 from gotown.engine import Action
 from gotown.tournament.duel import (
     Line,
@@ -48,26 +48,26 @@ from gotown.tournament.duel import (
 )
 
 #: A handicap's scoring: medium's score of an action in, the handicapped score out.
-Rescore = Callable[[TableLike, int, Action, float], float]
+Rescore = Callable[[RuleFacts, int, Action, float], float]
 
 
 def _never(*types: str) -> Rescore:
-    return lambda table, me, action, value: HOLD if action.type in types else value
+    return lambda facts, me, action, value: HOLD if action.type in types else value
 
 
-def _jokers_when_full(table: TableLike, me: int, action: Action, value: float) -> float:
-    if action.type == "build" and "?" in action.cards and table.hand_sizes[me] < 8:
+def _jokers_when_full(facts: RuleFacts, me: int, action: Action, value: float) -> float:
+    if action.type == "build" and "?" in action.cards and facts.hand_sizes[me] < 8:
         return HOLD
     return value
 
 
-def _dog_low(table: TableLike, me: int, action: Action, value: float) -> float:
+def _dog_low(facts: RuleFacts, me: int, action: Action, value: float) -> float:
     if action.type == "dog" and action.floor is not None:
         return 60.0 - action.floor  # the lowest floor first
     return value
 
 
-def _same(table: TableLike, me: int, action: Action, value: float) -> float:
+def _same(facts: RuleFacts, me: int, action: Action, value: float) -> float:
     return value
 
 
@@ -95,9 +95,9 @@ class Handicapped(KeepOver):
         super().__init__(name, seed, careful=True)
         rescore, self.keep_over = HANDICAPS[name]
 
-        def score(table: TableLike, me: int, action: Action, win_floors: int) -> float:
-            value = score_medium(table, me, action, win_floors)
-            return value if value >= WIN else rescore(table, me, action, value)
+        def score(facts: RuleFacts, me: int, action: Action, win_floors: int) -> float:
+            value = score_medium(facts, me, action, win_floors)
+            return value if value >= WIN else rescore(facts, me, action, value)
 
         self._score = score
 

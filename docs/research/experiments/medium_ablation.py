@@ -28,7 +28,7 @@ import click
 
 from gotown.bots import make_bot
 from gotown.bots.base import Bot
-from gotown.bots.rules import RuleBot, TableLike, _Exposure
+from gotown.bots.rules import RuleBot, RuleFacts, _Exposure
 from gotown.engine import Action, View
 from gotown.tournament.duel import print_table, run, seed_and_workers
 
@@ -51,11 +51,11 @@ class VariantExposure(_Exposure):
         self.quiet = self.quiet and quiet_turns
         self.builds = builds
 
-    def adjust(self, table: TableLike, me: int, action: Action, value: float) -> float:
-        return super().adjust(table, me, action, value) if self.hold else value
+    def adjust(self, facts: RuleFacts, me: int, action: Action, value: float) -> float:
+        return super().adjust(facts, me, action, value) if self.hold else value
 
-    def excused(self, table: TableLike, me: int) -> bool:
-        return super().excused(table, me) or (self.two_builds and self.builds >= 2)
+    def excused(self, facts: RuleFacts, me: int) -> bool:
+        return super().excused(facts, me) or (self.two_builds and self.builds >= 2)
 
 
 class Variant(RuleBot):
