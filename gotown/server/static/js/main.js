@@ -17,7 +17,7 @@ import { renderJoin } from "./pages/join.js";
 import { Lesson } from "./pages/learn.js";
 import { renderPlayer } from "./pages/player.js";
 import { renderReplay } from "./pages/replay.js";
-import { Table } from "./pages/table.js";
+import { TablePage } from "./pages/table.js";
 import { renderUnsubscribe } from "./pages/unsubscribe.js";
 import { markTurn } from "./tab.js";
 import { eventLines } from "./words.js";
@@ -73,7 +73,7 @@ function start(meta) {
     else if (route.name === "member") renderPlayer(app, ctx, route.id, route.player);
     else if (route.name === "me") renderPlayer(app, ctx);
     else if (route.name === "learn") ctx.table = new Lesson(app, route.id, ctx);
-    else ctx.table = new Table(app, route.id, route.name === "watch", ctx);
+    else ctx.table = new TablePage(app, route.id, route.name === "watch", ctx);
   }
   window.addEventListener("popstate", render);
   $("#lang").addEventListener("change", async (ev) => {

@@ -1,6 +1,6 @@
 /* A game's table (/g/<id> for a seat, /w/<id> to watch): its socket, the state it holds
    (each state's new events joined to those held), and what a tap asks of the server. One
-   Table per open table page; its screen (table-screen.js) draws it, its Chances
+   TablePage per open table page; its screen (table-screen.js) draws it, its Chances
    (table-chances.js) ask for the win-probability bar. */
 
 import { api, GameSocket, keyAuth, player, tokens } from "../api.js";
@@ -28,7 +28,7 @@ function showOffline(lost) {
   el.textContent = t("reconnecting");
 }
 
-export class Table {
+export class TablePage {
   constructor(app, gameId, spectator, ctx) {
     Object.assign(this, { app, gameId });
     this.closed = false;
