@@ -49,7 +49,7 @@ from mypy_extensions import mypyc_attr
 
 from gotown.engine import Action, Game, View
 
-from .rules import WIN, Table, TableLike, policy_action, score_medium
+from .rules import WIN, RuleFacts, ViewFacts, policy_action, score_medium
 from .sampling import Sampler
 
 MAX_ROLLOUT_TURNS = 100
@@ -99,10 +99,10 @@ def estimate(game: Game) -> list[float]:
 
 
 def winning_action(
-    table: TableLike, me: int, legal: Sequence[Action], floors: int
+    facts: RuleFacts, me: int, legal: Sequence[Action], floors: int
 ) -> Action | None:
     """A build or steal that wins the game at once (R20), if there is one."""
-    if len(table.towers[me]) + 1 < floors:
+    if len(facts.towers[me]) + 1 < floors:
         return None
     for action in legal:
         if action.type in ("build", "steal"):
@@ -153,7 +153,7 @@ class SearchBot:
         if len(legal_actions) == 1:
             return legal_actions[0]
         me = _seat(view)
-        quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
+        quick = winning_action(ViewFacts(view), me, legal_actions, view.options.win_floors)
         if quick is not None:
             return quick
         return _ranked(self.search(view, legal_actions), view)[0][0]
@@ -165,7 +165,7 @@ class SearchBot:
         short by its think time may leave actions untried: they come last, at 0.0, or are
         left out (``unsearched=False``), having no estimate."""
         me = _seat(view)
-        quick = winning_action(Table(view), me, legal_actions, view.options.win_floors)
+        quick = winning_action(ViewFacts(view), me, legal_actions, view.options.win_floors)
         wins: list[Action] = []
         if quick is not None:
             # Every build or steal wins at once (R20): each is certain. The others are searched

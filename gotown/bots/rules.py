@@ -87,12 +87,6 @@ class ViewFacts:
         return cls(view)
 
 
-#: The former names, which :mod:`gotown.bots.ismcts` still imports: "table" names the
-#: database's tables alone. (To go once ismcts.py imports the names above.)
-Table = ViewFacts
-TableLike = RuleFacts
-
-
 HOLD = -1.0  # a score below ending the turn: keep the card
 WIN = 1000.0
 
