@@ -25,9 +25,7 @@ futures (common random numbers, so the difference of two positions is measured f
 precisely than either), then each part that may be a turning point and each decision that may
 be a mistake gets a second look on fresh futures, doubled until its estimate is clear of the
 threshold by :data:`CLEAR` standard errors, or :data:`SECOND_LOOK_MOST` times the cheap pass's
-futures. Only what ends :data:`CLEAR` standard errors above its threshold is named: one that
-sits on it (no number of futures would tell) is not. What was measured:
-``docs/research/2026-12-02-review.md``.
+futures. What was measured: ``docs/research/2026-12-02-review.md``.
 """
 
 from __future__ import annotations
@@ -55,8 +53,7 @@ TURNING = 0.20
 #: A move that loses at least this much against the best is a mistake; this much, a blunder.
 MISTAKE = 0.15
 BLUNDER = 0.30
-#: A second look goes on until its estimate is this many standard errors from its threshold;
-#: a turning point or a mistake is named only this many above it.
+#: A second look goes on until its estimate is this many standard errors from its threshold.
 CLEAR = 3.0
 #: A part or a decision gets a second look when its cheap estimate is within this many
 #: standard errors of the threshold (or beyond it).
@@ -165,9 +162,9 @@ class TurningPoint:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A move of the reviewing seat that lost more than :data:`MISTAKE` against the best (by
-    :data:`CLEAR` standard errors), as judged on what the seat knew, ``loss`` the paired
-    estimate (its ``error`` and ``futures``)."""
+    """A move of the reviewing seat that lost at least :data:`MISTAKE` against the best, as
+    judged on what the seat knew, ``loss`` the paired estimate (its ``error`` and
+    ``futures``)."""
 
     moment: Moment
     kind: str  # "a mistake" or "a blunder"
@@ -416,9 +413,7 @@ class _Reviewer:
         pass's futures); then, within :data:`SECOND_LOOK_BUDGET` play-outs, the open question
         with the fewest futures is doubled (the nearest to clear of its threshold first among
         equals), until each is clear or has :data:`SECOND_LOOK_MOST`: every close call gets as
-        many futures before any gets more. One so close, with an eighth of that many already,
-        that all of them would not clear it were its estimate to stay, is left: it sits on its
-        threshold, and is not named (nor is any that did not clear above it)."""
+        many futures before any gets more."""
         first = SECOND_LOOK_FIRST * self.iterations
         most = SECOND_LOOK_MOST * self.iterations
         budget = SECOND_LOOK_BUDGET * self.iterations
@@ -428,9 +423,8 @@ class _Reviewer:
         waiting = [q for q in questions if not q.is_clear()]
         while waiting and spent < budget:
             question = min(waiting, key=lambda q: (q.count, -q.margin()))
-            hopeless = question.margin() * (most / question.count) ** 0.5 < CLEAR
-            if question.count >= most or (8 * question.count >= most and hopeless):
-                waiting.remove(question)  # (on its threshold: no number of futures would do)
+            if question.count >= most:
+                waiting.remove(question)
                 continue
             spent += question.grow(2 * question.count)
             if question.is_clear():
@@ -450,7 +444,7 @@ class _Reviewer:
 
     def named_points(self, moments: list[Moment], questions: list[_PartQuestion],
                      most: int) -> list[TurningPoint]:  # fmt: skip
-        """The parts clear above :data:`TURNING`, the ``most`` largest (the last one named
+        """The parts of at least :data:`TURNING`, the ``most`` largest (the last one named
         looked at again beside the first one left out while they overlap, within the cap)."""
         cap = SECOND_LOOK_MOST * self.iterations
         named = sorted((q for q in questions if q.is_named()), key=lambda q: -q.value())
@@ -526,8 +520,8 @@ class _Question:
         return self.margin() >= CLEAR
 
     def is_named(self) -> bool:
-        """Above its threshold by more than its noise (:data:`CLEAR` standard errors)."""
-        return self.value() >= self.threshold and self.is_clear()
+        """At or above its threshold, as its second looks left it."""
+        return self.value() >= self.threshold
 
 
 class _PartQuestion(_Question):
