@@ -111,6 +111,9 @@ def scratch_copy(into: Path) -> Path:
     for name in ("pyproject.toml", ".importlinter"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, repo / name)
+    # (the shared scenarios sit beside the repository: tests/engine/helpers.py)
+    if (ROOT.parent / "shared").is_dir():
+        (into / "shared").symlink_to(ROOT.parent / "shared")
     return repo
 
 
