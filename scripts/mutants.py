@@ -106,7 +106,7 @@ def scratch_copy(into: Path) -> Path:
     """The parts of the repository the tests need, copied (the mutant is written there)."""
     repo = into / "repo"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for name in ("gotown", "tests"):
+    for name in ("gotown", "tests", "scripts", "benchmarks"):
         shutil.copytree(ROOT / name, repo / name, ignore=ignore)
     for name in ("pyproject.toml", ".importlinter"):
         if (ROOT / name).exists():
