@@ -7,7 +7,7 @@ import { errorText, t } from "../i18n.js";
 import { copyText, requireName, toast } from "../notices.js";
 import { levelName } from "../words.js";
 import { tablesPanel } from "./circle-tables.js";
-import { circlePath, confirmAction, here } from "./circles.js";
+import { circlePath, confirmAction, here, myPageLink } from "./circles.js";
 import { ratingText } from "./ratings.js";
 
 /* The circle's link to share, with its QR code (drawn here, as a device link's). */
@@ -130,6 +130,15 @@ function leaderboard(circle, ctx) {
   );
 }
 
+/* Take a member out of the circle (the player themselves: they leave it). */
+const removeMember = (circle, member) =>
+  api(
+    "DELETE",
+    `/api/circles/${encodeURIComponent(circle.circle_id)}/members/${encodeURIComponent(member.player_id)}`,
+    undefined,
+    keyAuth(),
+  );
+
 /* The members: each one's page and rating; yours to rename or leave; the creator removes. */
 function membersPanel(circle, ctx) {
   const me = circle.members.find((m) => m.you);
@@ -164,15 +173,7 @@ function membersPanel(circle, ctx) {
             question: t("circle_remove_confirm", { name: m.name }),
             yes: t("circle_remove"),
             action: async () => {
-              await api(
-                "DELETE",
-                "/api/circles/" +
-                  encodeURIComponent(circle.circle_id) +
-                  "/members/" +
-                  encodeURIComponent(m.player_id),
-                undefined,
-                keyAuth(),
-              );
+              await removeMember(circle, m);
               ctx.refresh();
             },
           })
@@ -221,15 +222,7 @@ function membersPanel(circle, ctx) {
         question: t("circle_leave_confirm", { name: circle.name }),
         yes: t("circle_leave"),
         action: async () => {
-          await api(
-            "DELETE",
-            "/api/circles/" +
-              encodeURIComponent(circle.circle_id) +
-              "/members/" +
-              encodeURIComponent(me.player_id),
-            undefined,
-            keyAuth(),
-          );
+          await removeMember(circle, me);
           ctx.navigate("/");
           toast(t("circle_left", { name: circle.name }), true);
         },
@@ -277,23 +270,7 @@ export async function renderCircle(app, circleId, ctx) {
   app.replaceChildren(
     ...[
       h("h1", { id: "circle-title" }, circle.name),
-      h(
-        "p",
-        {},
-        h(
-          "a",
-          {
-            href: "/me",
-            class: "tap",
-            id: "my-page-link",
-            onclick: (ev) => {
-              ev.preventDefault();
-              ctx.navigate("/me");
-            },
-          },
-          t("my_page"),
-        ),
-      ),
+      myPageLink(ctx),
       alone ? invitePanel(circle) : null,
       tablesPanel(circle, me, ctx),
       leaderboard(circle, ctx),

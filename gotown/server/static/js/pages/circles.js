@@ -13,6 +13,19 @@ export const circlePath = (id) => `/circle/${encodeURIComponent(id)}`;
 export const here = () => location.pathname + location.search;
 const codeOf = (url) => url.split("/c/").pop();
 
+/* The paragraph with the link to the player's own page. */
+export function myPageLink(ctx) {
+  const go = (ev) => {
+    ev.preventDefault();
+    ctx.navigate("/me");
+  };
+  return h(
+    "p",
+    {},
+    h("a", { href: "/me", class: "tap", id: "my-page-link", onclick: go }, t("my_page")),
+  );
+}
+
 /* A button that asks before it acts: a first tap shows the question, "yes" and "cancel". */
 export function confirmAction({ id, label, question, yes, action }) {
   const box = h("div", { class: "confirm", id });
@@ -120,25 +133,7 @@ export function circlesPanel(ctx, nameOf) {
       toast(errorText(err));
     }
   });
-  const mine = keyAuth()
-    ? h(
-        "p",
-        {},
-        h(
-          "a",
-          {
-            href: "/me",
-            class: "tap",
-            id: "my-page-link",
-            onclick: (ev) => {
-              ev.preventDefault();
-              ctx.navigate("/me");
-            },
-          },
-          t("my_page"),
-        ),
-      )
-    : null;
+  const mine = keyAuth() ? myPageLink(ctx) : null;
   myCircles().then((circles) => {
     list.replaceChildren(
       ...circles.map((c) =>
