@@ -13,6 +13,13 @@
   :data:`BOT_EXPRESS_PLACES` more. A bot thinks during the bot delay (which lets people
   follow the moves), not after it. Tables of bots only think in a worker of their own, at a
   lower priority, in the same fair order by the address that started them.
+- **Turn-based tables' bots think last.** The bots of a table with a pace (:mod:`.deadlines`:
+  a stand-in playing a missed turn, a bot keeping a seat, a bot seat) think in one worker of
+  their own at the lowest priority (:data:`TURN_BASED_NICENESS`), in the same fair order: a
+  turn there is counted in hours, so a burst of missed turns (a thousand due in the same
+  minute) takes one core's idle time and never the live tables' (measured with
+  ``benchmarks/deadlines.py``: the live tables' update p99 rose from 98 ms to 566 ms beside
+  such a burst when its stand-ins thought in the live tables' workers).
 - Tables of bots only (anyone may start one, to watch; each plays at most
   :data:`BOTS_ONLY_TURN_LIMIT` turns, more is refused, and is resumed at a start): at most
   ``max_bots_only_tables`` play at once on a process, ``max_bots_only_tables_per_client``
@@ -78,6 +85,9 @@ BOTS_ONLY_TURN_LIMIT = schemas.BOTS_ONLY_TURN_LIMIT
 #: (fairgate.py); a process each.
 BOT_PLACES = 2
 BOT_EXPRESS_PLACES = 1
+#: The CPU priority of the turn-based tables' worker, below the other bots' (``os.nice``: 5 for
+#: the tables with a person, 10 for the tables of bots only).
+TURN_BASED_NICENESS = 15
 
 #: A bot whose move cannot be stored tries again after this long, doubling up to the maximum,
 #: so that a table goes on by itself once the database is back.
@@ -136,6 +146,10 @@ class Bots:
         )
         self.bots_only_gate = FairGate(1)
         self._bots_only_workers = Workers("bots-only", 1, processes=processes, niceness=10)
+        self.turn_based_gate = FairGate(1)
+        self._turn_based_workers = Workers(
+            "turn-based", 1, processes=processes, niceness=TURN_BASED_NICENESS
+        )
         # The tables of bots only whose bots play (or are about to) on this process: game id ->
         # the client address that started them (None: resumed at a start); and those whose
         # place went to another address's table, in the order they wait to play on.
@@ -170,7 +184,7 @@ class Bots:
                 await task
 
     def shutdown_workers(self) -> list[Workers]:
-        return [self._workers, self._bots_only_workers]
+        return [self._workers, self._bots_only_workers, self._turn_based_workers]
 
     def is_playing(self, live: LiveGame) -> bool:
         """Whether its bots play (or think) now on this process."""
@@ -372,7 +386,12 @@ class Bots:
             view = await self.seat_states.seat_view(game, seat)
             with metrics.bot_decision(live.stored.seats[seat].level or "medium"):
                 # In the fair order of the table's address, then of the table (fairgate.py).
-                if any(s.kind != "bot" for s in live.stored.seats):
+                if pace_of(live.stored) is not None:
+                    async with self.turn_based_gate.slot(live.id, live.creator or live.id):
+                        action, bot = await self._turn_based_workers.run(
+                            choose, bot, view, legal
+                        )
+                elif any(s.kind != "bot" for s in live.stored.seats):
                     async with self.gate.slot(live.id, live.creator or live.id):
                         action, bot = await self._workers.run(choose, bot, view, legal)
                 else:

@@ -9,9 +9,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gotown.bots import make_bot
+from gotown.server.config import Settings
+from gotown.server.main import create_app
 from gotown.server.services.bots import Bots
 
 from ..helpers import new_game, wait_until
+from .test_deadlines import DAY, advance, paced_table
 
 
 def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
@@ -47,3 +50,39 @@ def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
         assert not thinking.acquire(timeout=0.2)
     finally:
         release.set()
+
+
+def test_turn_based_tables_bots_never_hold_up_a_live_tables_bot(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A burst of missed turns (a thousand deadlines due in the same minute) sets as many
+    # stand-ins thinking: they think in the turn-based tables' own worker, one at a time, and
+    # a live table's bot against a person moves meanwhile.
+    release = threading.Event()
+    thinking = threading.Semaphore(0)
+
+    class SlowBot:
+        def choose(self, view: Any, legal: Any) -> Any:
+            thinking.release()
+            release.wait(timeout=60)
+            return legal[-1]
+
+    def bot_for(self: Bots, live: Any, seat: int) -> Any:
+        if live.stored.pace is not None:
+            return SlowBot()
+        return make_bot("random", seed=seat)
+
+    monkeypatch.setattr(Bots, "bot_for", bot_for)
+    with TestClient(create_app(settings.with_(test_clock=True))) as client:
+        try:
+            for seed in (1, 2, 3):
+                paced_table(client, seed=seed, on_timeout="bot:medium")
+            advance(client, DAY + 1)  # the three deadlines fall due: three stand-ins
+            assert thinking.acquire(timeout=30)  # one thinks
+            gid, tokens = new_game(client, ["bot", "human"], seed=4, options={"first_player": 0})
+            st = wait_until(client, gid, tokens[1], lambda s: s["view"]["active"] == 1)
+            assert any(e["type"] == "action" and e["seat"] == 0 for e in st["view"]["events"])
+            # The others wait for it in their worker, none in the live tables' workers.
+            assert not thinking.acquire(timeout=0.2)
+        finally:
+            release.set()
