@@ -28,12 +28,17 @@ def run(
     The database is ``database_url``, else ``GOTOWN_DATABASE_URL``, else the SQLite file
     ``gotown.sqlite3`` in the current directory.
     """
-    import uvicorn
-
     from .config import Settings
 
     if database_url:
         os.environ["GOTOWN_DATABASE_URL"] = database_url
+    settings = Settings.from_env()
+    if settings.worker_processes and not reload:  # (reloading: in the served process)
+        from .workers import start_fork_server
+
+        start_fork_server()
+    import uvicorn
+
     uvicorn.run(
         "gotown.server.main:create_app_from_env",
         factory=True,
@@ -43,6 +48,6 @@ def run(
         log_level="info",
         # On SIGTERM: the requests under way get this long (then the bots' moves as long
         # again, gotown.server.operations); the sockets are closed at once with 1012.
-        timeout_graceful_shutdown=Settings.from_env().shutdown_seconds,
+        timeout_graceful_shutdown=settings.shutdown_seconds,
         **SERVING,
     )

@@ -117,6 +117,18 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def start_fork_server() -> None:
+    """Start the fork server now, at the process's start (``gotown serve`` calls this before it
+    imports the server): it imports the bots on another core while the server imports its web
+    stack, instead of after, when the first workers start (measured: a restart's first answer
+    waited 0.2 s for it, and its bots longer). Nothing where there is no fork server."""
+    if _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        with _signals_held():  # (it and the workers it forks ignore the server's stop signals)
+            forkserver.ensure_running()
+
+
 def _nothing() -> None:
     pass
 

@@ -55,6 +55,28 @@ def test_process_workers_run_apart_at_a_lower_priority_and_threads_run_here() ->
     asyncio.run(main())
 
 
+def test_the_fork_server_started_at_the_start_forks_the_workers_made_later() -> None:
+    """``gotown serve`` starts the fork server before it imports the server, so that it imports
+    the bots meanwhile: the workers made later are its forks."""
+    code = (
+        "import asyncio, os\n"
+        "from multiprocessing import forkserver\n"
+        "from gotown.server.workers import Workers, start_fork_server\n"
+        "start_fork_server()\n"
+        "started = forkserver._forkserver._forkserver_pid\n"
+        "async def main():\n"
+        "    workers = Workers('test', 1, processes=True)\n"
+        "    try: return await workers.submit(os.getppid)\n"
+        "    finally: workers.shutdown()\n"
+        "print(started is not None and asyncio.run(main()) == started)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]
+
+
 def test_workers_leave_ctrl_c_and_sigterm_to_their_server() -> None:
     """A terminal's Ctrl-C and a service manager's stop reach the whole process group: the
     workers ignore them (the server ends them in order), from their first instruction on."""
