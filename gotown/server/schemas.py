@@ -594,6 +594,10 @@ class CircleTableOut(BaseModel):
     game_id: str
     status: GameStatus
     play_url: str
+    invite_url: str | None = Field(
+        description="while it waits for people (lobby): its invitation link, which only the "
+        "circle's members may use (a circle's page is theirs alone)"
+    )
 
 
 class CircleDetailOut(CircleOut):

@@ -174,15 +174,16 @@ class RatingStore:
             )
             return bool(gone)
 
-    def circle_tables(self, circle_id: str) -> list[tuple[str, str]]:
-        """(game id, status) of the circle's tables not over, the newest first."""
+    def circle_tables(self, circle_id: str) -> list[tuple[str, str, str]]:
+        """(game id, status, invitation code) of the circle's tables not over, the newest
+        first."""
         query = (
-            select(GameRow.id, GameRow.status)
+            select(GameRow.id, GameRow.status, GameRow.invite_code)
             .where(GameRow.circle_id == circle_id, GameRow.status != "over")
             .order_by(GameRow.created_at.desc())
         )
         with self.engine.connect() as connection:
-            return [(r[0], r[1]) for r in connection.execute(query).all()]
+            return [(r[0], r[1], r[2]) for r in connection.execute(query).all()]
 
     # --- ratings -------------------------------------------------------------------------
 

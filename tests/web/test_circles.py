@@ -141,8 +141,13 @@ def test_three_friends_make_a_circle_play_two_tables_and_see_one_leaderboard(
     table_invite = ann.text_content("#invite-url") or ""
     cleo.reload()
     cleo.wait_for_selector(f"#circle-tables li[data-game='{first}']")
+    # (Bob by the link Ann sent; Cleo from the circle's page, where the table waits for her.)
     for page in (bob, cleo):
-        page.goto(table_invite)
+        if page is bob:
+            bob.goto(table_invite)
+        else:
+            cleo.click(f"#circle-tables li[data-game='{first}'] .my-game-join")
+            cleo.wait_for_url(table_invite)
         page.click("#join-btn")
         page.wait_for_selector("#lobby-seats, #status")  # (Bob waits for Cleo)
     lobby = call(server_url, "GET", f"/api/games/{first}/lobby")[1]

@@ -89,7 +89,7 @@ class CircleView:
     info: CircleInfo
     members: list[tuple[str, str]]  # (player, name)
     ratings: dict[str, tuple[float, float, int]]
-    tables: list[tuple[str, str]]  # (game, status)
+    tables: list[tuple[str, str, str]]  # (game, status, invitation code)
 
 
 class Circles:

@@ -119,6 +119,29 @@ def test_a_circle_is_made_joined_and_left_with_names_unique_in_it(client: TestCl
                         headers=ann).status_code == 409  # fmt: skip
 
 
+def test_a_member_finds_the_invitation_of_a_table_waiting_on_the_circle_page(
+    client: TestClient,
+) -> None:
+    circle_id, (ann, bob) = circle_of(client, ["Ann", "Bob"])
+    created = client.post(
+        "/api/games",
+        json={"name": "Ann", "seats": [{"kind": "human"}] * 2, "circle_id": circle_id},
+        headers=ann,
+    ).json()
+    tables = client.get(f"/api/circles/{circle_id}", headers=bob).json()["tables"]
+    assert [(t["game_id"], t["status"]) for t in tables] == [(created["game_id"], "lobby")]
+    assert tables[0]["invite_url"] == created["invite_url"]
+    # Bob sits by it; the table starts, and its invitation is no longer shown.
+    r = client.post(
+        f"/api/games/{created['game_id']}/join",
+        json={"code": tables[0]["invite_url"].rsplit("/j/", 1)[1], "name": "Bob"},
+        headers=bob,
+    )
+    assert r.status_code == 200, r.text
+    tables = client.get(f"/api/circles/{circle_id}", headers=ann).json()["tables"]
+    assert [(t["status"], t["invite_url"]) for t in tables] == [("playing", None)]
+
+
 def test_nothing_of_a_circle_is_shown_to_anyone_outside_it(client: TestClient) -> None:
     circle_id, (ann, bob) = circle_of(client, ["Ann", "Bob"])
     game_id = circle_table(client, circle_id, [ann, bob], bots=0, seed=11)

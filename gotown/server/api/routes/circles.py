@@ -95,8 +95,13 @@ async def circle(
         invite_url=f"{base_url}/c/{view.info.invite_code}",
         members=members,
         tables=[
-            schemas.CircleTableOut(game_id=g, status=s, play_url=f"{base_url}/g/{g}")  # type: ignore[arg-type]
-            for g, s in view.tables
+            schemas.CircleTableOut(
+                game_id=g,
+                status=s,  # type: ignore[arg-type]
+                play_url=f"{base_url}/g/{g}",
+                invite_url=f"{base_url}/j/{code}" if s == "lobby" else None,
+            )
+            for g, s, code in view.tables
         ],
         leaderboard=leaders,
     )

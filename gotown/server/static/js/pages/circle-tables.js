@@ -51,6 +51,21 @@ export function tablesPanel(circle, me, ctx) {
                 )
               : null,
           ),
+          // A table waiting for people: its invitation, for the members (the page is theirs).
+          tb.invite_url
+            ? h(
+                "a",
+                {
+                  href: new URL(tb.invite_url).pathname,
+                  class: "button my-game-join",
+                  onclick: (ev) => {
+                    ev.preventDefault();
+                    ctx.navigate(new URL(tb.invite_url).pathname);
+                  },
+                },
+                t("join_title"),
+              )
+            : null,
         );
       }),
     );
