@@ -84,7 +84,7 @@ def _start_worker(niceness: int, environ: dict[str, str]) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # (now ignored)
     _let_the_fork_server_go()
     threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
-    import gotown.bots  # noqa: F401  (the first decision should not pay for the import)
+    import gotown.server.work  # noqa: F401  (the first call should not pay for the import)
 
     if niceness and hasattr(os, "nice"):  # (not on Windows)
         with contextlib.suppress(OSError):
@@ -112,7 +112,7 @@ def _context() -> multiprocessing.context.BaseContext:
     server's threads and event loop."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["gotown.bots"])
+        context.set_forkserver_preload(["gotown.server.work"])  # (with the bots)
         return context
     return multiprocessing.get_context("spawn")
 

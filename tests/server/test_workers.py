@@ -77,6 +77,26 @@ def test_the_fork_server_started_at_the_start_forks_the_workers_made_later() -> 
     assert done.stdout.split() == ["True"]
 
 
+def test_what_workers_run_imports_neither_the_services_nor_the_web_stack() -> None:
+    """A worker imports the module of each function it is handed (``gotown.server.work``):
+    neither the server's services nor FastAPI or SQLAlchemy, a second of CPU in each new
+    worker that held up the bots' first moves after a restart."""
+    from gotown.server import work
+    from gotown.server.services import bots, estimates, review
+
+    handed = (bots.choose, estimates.hints, estimates.after_turn, review.review_json)
+    assert {f.__module__ for f in handed} == {work.__name__}
+    code = (
+        "import sys, gotown.server.work\n"
+        "print(sorted(m for m in ('fastapi', 'sqlalchemy', 'pydantic', "
+        "'gotown.server.services') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
 def test_workers_leave_ctrl_c_and_sigterm_to_their_server() -> None:
     """A terminal's Ctrl-C and a service manager's stop reach the whole process group: the
     workers ignore them (the server ends them in order), from their first instruction on."""

@@ -50,7 +50,7 @@ from typing import Literal
 
 import gotown.bots
 from gotown.bots import LEVELS, Bot, hashed_seed
-from gotown.engine import Action, View
+from gotown.engine import Action
 
 from .. import metrics, schemas
 from ..clock import Clock
@@ -58,6 +58,7 @@ from ..config import Settings
 from ..errors import BusyError, DomainError, InvalidError, UnavailableError
 from ..fairgate import FairGate
 from ..schemas import MAX_LEVEL_LENGTH
+from ..work import choose
 from ..workers import Workers
 from .deadlines import pace_of
 from .moves import Moves
@@ -103,13 +104,6 @@ def bot_seed(game_seed: int, seat: int) -> int:
     a SHA-256), so that no bot can work out the deal from its own seed (R22). The game's seed
     is 63 random bits unless its creator chose it, too many to search for."""
     return hashed_seed(f"gotown table bot: game seed {game_seed}, seat {seat}")
-
-
-def choose(bot: Bot, view: View, legal: tuple[Action, ...]) -> tuple[Action, Bot]:
-    """The bot's move (in the bots' worker), and the bot as it is after choosing (from a worker
-    process, a copy: its random state moved on)."""
-    action = bot.choose(view, legal)
-    return action, bot
 
 
 @dataclass
@@ -388,9 +382,7 @@ class Bots:
                 # In the fair order of the table's address, then of the table (fairgate.py).
                 if pace_of(live.stored) is not None:
                     async with self.turn_based_gate.slot(live.id, live.creator or live.id):
-                        action, bot = await self._turn_based_workers.run(
-                            choose, bot, view, legal
-                        )
+                        action, bot = await self._turn_based_workers.run(choose, bot, view, legal)
                 elif any(s.kind != "bot" for s in live.stored.seats):
                     async with self.gate.slot(live.id, live.creator or live.id):
                         action, bot = await self._workers.run(choose, bot, view, legal)

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import gotown.bots
 from gotown.engine import Action, Game, View
 
 from .. import schemas
@@ -35,6 +34,7 @@ from ..config import Settings
 from ..errors import ConflictError, DomainError, UnavailableError
 from ..fairgate import Admission, FairGate
 from ..storage import StoredGame
+from ..work import after_turn, hints
 from ..workers import Workers
 from .registry import LiveGame, PerGame, Registry, new_game, shared_once
 from .seat_states import SeatStates
@@ -46,17 +46,6 @@ T = TypeVar("T")
 
 #: A seat's last end of turn: the version before it, the seat's view then, and the action.
 TurnEnd = tuple[int, View, Action]
-
-
-def hints(legal: tuple[Action, ...], seed: int, view: View) -> list[tuple[Action, float]]:
-    """The hint's work (in the hint worker)."""
-    return [(a, float(p)) for a, p in gotown.bots.hint(view, legal, seed, 3)]
-
-
-def after_turn(end: Action, seed: int, view: View) -> float | None:
-    """The estimate of the end of a turn from the view before it (in the hint worker)."""
-    result = gotown.bots.hint(view, (end,), seed, 1)
-    return float(result[0][1]) if result else None
 
 
 def last_turn_end(stored: StoredGame, actions: list[dict[str, Any]], seat: int) -> TurnEnd | None:

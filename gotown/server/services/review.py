@@ -32,35 +32,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gotown.bots.review import QUICK_BUDGET, quick_iterations, review
-from gotown.engine import Action, Record
+from gotown.bots.review import QUICK_BUDGET, quick_iterations
 
 from .. import schemas
 from ..config import Settings
 from ..errors import ConflictError, DomainError, InvalidError, UnavailableError
 from ..fairgate import Admission, FairGate
+from ..work import MAX_ACTIONS, review_json
 from ..workers import Workers
 from .registry import Registry, shared_once
 
 log = logging.getLogger("gotown.server")
 
-#: A longer record (a stuck game up to its turn limit) is reviewed up to here only.
-MAX_ACTIONS = 600
 #: Reviews kept in memory (by game and seat).
 KEPT = 128
-
-
-def review_json(
-    origin: dict[str, Any], actions: list[dict[str, Any]], seat: int | None, iterations: int
-) -> dict[str, Any]:
-    """The review of the record ``origin`` + ``actions`` for ``seat`` as JSON (in the review
-    worker): the first :data:`MAX_ACTIONS` actions."""
-    reviewed = tuple(Action.from_json(a) for a in actions[:MAX_ACTIONS])
-    result = review(Record(origin=origin, actions=reviewed), seat, iterations=iterations)
-    data = result.to_json()
-    data["reviewed_actions"] = len(reviewed)
-    data["actions"] = len(actions)
-    return data
 
 
 def iterations_for(actions: int) -> int:
