@@ -8,11 +8,13 @@ generation, which the server logs when it stops (``benchmarks/load.py`` reads it
 
 :func:`settle` is called once the server has started (and resumed its games): what was made
 until then (modules, the application, the games resumed) lives as long as the process, so it is
-moved out of the collector's sight (``gc.freeze()``), after one last full collection so that no
-garbage is frozen with it. Full collections then walk only what came later, and happen far less
-often (:data:`THRESHOLDS`): with the default thresholds, every action's new copy of its game
-(kept until the next action) counts towards the next full collection, which came every few
-seconds under load and paused the loop for up to half a second at 200 open games
+moved out of the collector's sight (``gc.freeze()``). Without a full collection first: it found
+nothing to free there (0 of 117,468 objects: the young generations' own collections had taken
+the import's garbage) and held up a restart's first answer by 0.06 s on a quiet machine, 0.5 s
+on a loaded one (``benchmarks/restart.py``). Full collections then walk only what came later,
+and happen far less often (:data:`THRESHOLDS`): with the default thresholds, every action's new
+copy of its game (kept until the next action) counts towards the next full collection, which
+came every few seconds under load and paused the loop for up to half a second at 200 open games
 (``benchmarks/load.py``, on a loaded machine); with these, none came in a minute at 1,000
 games and 50 actions a second.
 """
@@ -87,8 +89,6 @@ longer for the full collection that frees them."""
 
 
 def settle() -> None:
-    """One full collection, then everything still alive frozen, and the thresholds set (see the
-    module's docstring)."""
-    gc.collect()
+    """Everything alive frozen, and the thresholds set (see the module's docstring)."""
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)
