@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,7 +13,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, Table, event, inspect
 
 from gotown.server.config import SettingError, Settings
-from gotown.server.storage import Store, StoredGame, StoredSeat, stamp_of
+from gotown.server.storage import ConflictError, Store, StoredGame, StoredSeat, stamp_of
 from gotown.server.tables import Base, utc_now
 
 
@@ -224,6 +225,60 @@ def test_sqlite_syncs_every_commit_to_disk_unless_told_otherwise(
 def test_an_unknown_synchronous_level_is_refused() -> None:
     with pytest.raises(SettingError, match="GOTOWN_SQLITE_SYNCHRONOUS='off'"):
         Settings.from_env({"GOTOWN_SQLITE_SYNCHRONOUS": "off"})
+
+
+def _playing(store: Store, game_id: str) -> None:
+    seats = [StoredSeat(0, "human", None, "A", "ha"), StoredSeat(1, "human", None, "B", "hb")]
+    game = StoredGame(id=game_id, players=2, seed=1, options={}, language="en",
+                      invite_code=f"c{game_id}", status="playing", seats=seats)  # fmt: skip
+    store.create_game(game)
+
+
+def test_sqlite_actions_waiting_at_once_are_stored_in_one_commit(tmp_path: Path) -> None:
+    """GroupCommit: the actions queued while another write holds the lock share one commit;
+    the one whose version is taken fails alone, and the others are stored all the same."""
+    store = Store(f"sqlite:///{tmp_path / 'group.sqlite3'}")
+    commits: list[int] = []
+    try:
+        store.migrate()
+        ids = [f"g{n}" for n in range(6)]
+        for game_id in ids:
+            _playing(store, game_id)
+        store.append_action("g0", 0, 0, {"type": "end"}, kind="human")
+        event.listen(store.engine, "commit", lambda _c: commits.append(1))
+        appends = store._appends
+        assert appends is not None
+        with ThreadPoolExecutor(len(ids)) as pool:
+            with store._writer:  # (another write under way: every append queues meanwhile)
+                futures = [
+                    pool.submit(store.append_action, game_id, 0, 0, {"type": "end"}, kind="human")
+                    for game_id in ids
+                ]
+                while len(appends._queued) < len(ids):
+                    threading.Event().wait(0.01)
+            with pytest.raises(ConflictError):
+                futures[0].result()  # (g0's version 0 was stored before)
+            for future in futures[1:]:
+                future.result()
+        # One commit that failed on g0's taken version, then each alone: five.
+        assert len(commits) == len(ids) - 1
+        commits.clear()
+        with ThreadPoolExecutor(len(ids)) as pool:
+            with store._writer:
+                futures = [
+                    pool.submit(store.append_action, game_id, 1, 1, {"type": "end"}, kind="human")
+                    for game_id in ids
+                ]
+                while len(appends._queued) < len(ids):
+                    threading.Event().wait(0.01)
+            for future in futures:
+                future.result()
+        assert len(commits) == 1
+        for game_id in ids:
+            stamp = store.stamp(game_id)
+            assert stamp is not None and stamp[2] == 2
+    finally:
+        store.dispose()
 
 
 def test_sqlite_writers_of_one_process_take_turns_instead_of_polling(tmp_path: Path) -> None:

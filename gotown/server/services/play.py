@@ -300,7 +300,7 @@ class Play:
         live, seat = await self.play(game_id, token, body)
         # (The presence as last read: an action changes no one's.)
         return await self.seat_states.state_for(
-            live, seat, base_url, body.events_from, presence=False
+            live, seat, base_url, body.events_from, presence=False, answer=True
         )
 
     async def play(

@@ -27,6 +27,7 @@ grow: an action appends to them, a load replays the same stored actions).
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -127,6 +128,20 @@ def replay_frames(stored: StoredGame, seat: int | None) -> schemas.ReplayOut:
     )
 
 
+@dataclass(eq=False)
+class _Answered:
+    """The state last answered to a seat's action over HTTP, and its JSON once encoded: that
+    seat's socket is pushed the same state at once (same game, events and lobby), which is
+    then neither built nor encoded again."""
+
+    game: Game
+    seat: int
+    base_url: str
+    events_from: int
+    state: schemas.StateOut
+    text: str | None = None
+
+
 @dataclass
 class _Shown:
     """What is kept of one game: the full views of its current version ((seat, version) ->
@@ -140,6 +155,7 @@ class _Shown:
     #: the event count they reach).
     frozen: FrozenCount = field(default_factory=FrozenCount)
     counting: dict[int, asyncio.Future[FrozenCount]] = field(default_factory=dict)
+    answered: _Answered | None = None
 
 
 class SeatStates:
@@ -151,6 +167,8 @@ class SeatStates:
         # the event loop, and not in the threads the database calls use.
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gotown-view")
         self._of = PerGame(_Shown)
+        #: Each game's :class:`_Answered` by the id of its state (gone with the game).
+        self._answered: weakref.WeakValueDictionary[int, _Answered] = weakref.WeakValueDictionary()
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -258,6 +276,7 @@ class SeatStates:
         events_from: int = 0,
         *,
         presence: bool = True,
+        answer: bool = False,
     ) -> schemas.StateOut:
         """The state for ``seat`` (None: a spectator), its view's events from index
         ``events_from`` on (at least 0), with the presence of every process read first. An
@@ -266,7 +285,8 @@ class SeatStates:
         what it was sent, a client's mistake) starts again whole rather than be refused, which
         is also what the schema says (it cannot know a game's count). ``presence``: read every
         process's presence first (else as last read: a push after an action, which changes no
-        one's presence; with several processes, a Redis read less per socket and action)."""
+        one's presence; with several processes, a Redis read less per socket and action).
+        ``answer``: the answer to the seat's action, kept for its socket (:class:`_Answered`)."""
         if presence or not self.presence.is_kept(live):
             await self.presence.read(live)
         game = live.game
@@ -283,6 +303,17 @@ class SeatStates:
                 events_from=0,
                 legal=[],
             )
+        shown = self._of(live)
+        answered = shown.answered
+        if (
+            answered is not None
+            and answered.game is game
+            and answered.seat == seat
+            and answered.events_from == events_from
+            and answered.base_url == base_url
+            and answered.state.lobby == self.lobby(live, base_url, invited=True)
+        ):
+            return answered.state
         frozen = await self.frozen_turns(live, game)
         view = await self.view_json(live, game, seat, events_from)
         # (The game may have moved on meanwhile: the state is all of the one its view is of.)
@@ -294,7 +325,7 @@ class SeatStates:
             and live.stored.seats[seat].kind == "human"
         ):
             legal = [a.to_json() for a in game.legal_actions()]
-        return schemas.StateOut(
+        state = schemas.StateOut(
             game_id=live.id,
             status="over" if game.is_over else "playing",
             seat=seat,
@@ -305,6 +336,10 @@ class SeatStates:
             legal=legal,
             frozen_turns=frozen,
         )
+        if answer and seat is not None:
+            shown.answered = _Answered(game, seat, base_url, events_from, state)
+            self._answered[id(state)] = shown.answered
+        return state
 
     async def frozen_turns(self, live: LiveGame, game: Game) -> int:
         """``View.frozen_turns`` of ``game`` (``live``'s now or lately; the same for every seat),
@@ -334,6 +369,14 @@ class SeatStates:
 
     async def encode(self, state: schemas.StateOut) -> str:
         """The state as JSON text; in the view worker when its view holds many events."""
+        answered = self._answered.get(id(state))
+        if answered is None or answered.state is not state:
+            return await self._encode(state)
+        if answered.text is None:
+            answered.text = await self._encode(state)
+        return answered.text
+
+    async def _encode(self, state: schemas.StateOut) -> str:
         if state.view is not None and len(state.view["events"]) > EVENTS_BUILT_IN_LOOP:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self.executor, state.model_dump_json)
