@@ -86,7 +86,7 @@ class GameService:
         self.seats = Seats(self.registry, self.presence, self.seat_states, self.bots, self.play)
         self.estimates = Estimates(settings, self.registry, self.seat_states)
         self.reviews = Reviews(settings, self.registry)
-        self.sockets = Sockets(settings)
+        self.sockets = Sockets(settings, clock=clock)
         #: The games with bots being resumed after the start (:meth:`start`).
         self.resuming: asyncio.Task[None] | None = None
 
