@@ -23,9 +23,10 @@ named for its draws unless ending it was itself the swing.
 Computation goes where it matters: a cheap pass estimates every position with the same
 futures (common random numbers, so the difference of two positions is measured far more
 precisely than either), then each part that may be a turning point and each decision that may
-be a mistake gets a second look on fresh futures, doubled until its estimate is clear of the
+be a mistake gets a second look on fresh futures, grown until its estimate is clear of the
 threshold by :data:`CLEAR` standard errors, or :data:`SECOND_LOOK_MOST` times the cheap pass's
-futures. What was measured: ``docs/research/2026-12-02-review.md``.
+futures, within a budget for the review. What was measured:
+``docs/research/2026-12-02-review.md``.
 """
 
 from __future__ import annotations
@@ -63,8 +64,11 @@ SECOND_LOOK_FIRST = 2
 SECOND_LOOK_MOST = 256
 #: The second looks of a review together play at most about this many play-outs, in
 #: multiples of the cheap pass's futures (the first second look of each question counts,
-#: but is always taken).
-SECOND_LOOK_BUDGET = 512
+#: but is always taken). The close calls come last and wait for it: at 512, a third of the
+#: reviews ran out with some still open, and three seeds named the same in 86% of 50 games;
+#: at 1,024, in 94%, for a tenth of a second more at the median, two at the longest. A
+#: review that runs out takes longer by as much (games of three or four, long games).
+SECOND_LOOK_BUDGET = 1024
 #: At most this many alternatives of a move are compared with it at the second look.
 ALTERNATIVES = 3
 
@@ -263,13 +267,11 @@ Play = Callable[[Sequence[Future]], list[int]]
 
 @dataclass
 class _Look:
-    """Two sets of play-outs over the same futures, and how to play more of each: their
-    difference is a part of an action's change (see the module docstring)."""
+    """Two sets of play-outs over the same futures: their difference is a part of an
+    action's change (see the module docstring)."""
 
     after: list[int]
     before: list[int]
-    play_after: Play
-    play_before: Play
 
     def difference(self, seat: int) -> Difference:
         return Difference.of(self.after, self.before, seat)
@@ -279,22 +281,47 @@ class _Look:
         changes = [(s, self.difference(s)) for s in range(players)]
         return max(changes, key=lambda change: abs(change[1].mean))
 
-    def grow(self, extra: Sequence[Future]) -> None:
-        self.after += self.play_after(extra)
-        self.before += self.play_before(extra)
+
+class _Position:
+    """A position the second looks play on, and its winners in the first futures of their
+    stream so far. Every question that plays the position reads the same winners, and
+    neighbouring parts share one (an end of turn's decision and its draw, the position
+    between them; an action's last part and the next action's decision, the position after
+    it): no future is played twice in the same place."""
+
+    def __init__(self, play: Play) -> None:
+        self.play = play
+        self.winners: list[int] = []
 
 
 @dataclass
 class _Part:
-    """A part of an action's change: its cheap look, then perhaps a second look."""
+    """A part of an action's change: its cheap look, and the two positions its second look
+    plays on (``count`` futures so far)."""
 
     index: int
     cause: str
     look: _Look
-    second: _Look | None = None
+    after: _Position
+    before: _Position
+    count: int = 0
+
+    def current(self) -> _Look:
+        """The second look so far (the cheap one before it)."""
+        if not self.count:
+            return self.look
+        n = self.count
+        return _Look(self.after.winners[:n], self.before.winners[:n])
 
     def largest(self, players: int) -> tuple[int, Difference]:
-        return (self.second or self.look).largest(players)
+        return self.current().largest(players)
+
+
+def _grown(count: int) -> int:
+    """A second look's next number of futures: half as many again (doubling would overshoot
+    the futures a question needs to be clear by up to twice; a smaller step stops nearer,
+    and leaves the budget to the close calls)."""
+    return count + max(1, count // 2)
 
 
 def _play(game: Game, first: Action | None = None) -> Play:
@@ -338,6 +365,7 @@ class _Reviewer:
         self.total = 3 * max(1, len(record.actions))
         self.first = futures(f"{self.label}, cheap pass", 0, iterations)
         self._second: list[Future] = []
+        self.positions: dict[tuple[str, int], _Position] = {}
         self.spent = 0  # the second looks' play-outs
 
     def tell(self, done: int) -> None:
@@ -361,6 +389,20 @@ class _Reviewer:
             self._second += more
         return self._second[start:stop]
 
+    def position(self, key: tuple[str, int], play: Play) -> _Position:
+        """The second looks' position of ``key`` (``("state", i)`` before action ``i``,
+        ``("middle", i)`` after it with its cards still unknown)."""
+        return self.positions.setdefault(key, _Position(play))
+
+    def extend(self, position: _Position, stop: int) -> int:
+        """Play ``position`` in the second looks' futures up to number ``stop``: the
+        play-outs it took."""
+        start = len(position.winners)
+        if stop <= start:
+            return 0
+        position.winners += position.play(self.second_futures(start, stop))
+        return stop - start
+
     # -- the cheap pass -------------------------------------------------------------------
     def lines(self) -> list[list[int]]:
         """Every position's winners in the cheap pass's futures."""
@@ -381,16 +423,18 @@ class _Reviewer:
             chancy = action.type in ("thief", "super-thief") or (action.type == "end-turn" and drew)
             decision: _Part | None = None
             luck: _Part | None = None
+            here = self.position(("state", i), _play(state))
+            then = self.position(("state", i + 1), _play(after))
             if chancy:
-                played = _play(state, action) if choice else _play(state)
-                middle = played(self.first) if choice else lines[i]
+                middle, between = lines[i], here
                 if choice:
-                    decision = _Part(i, DECISION, _Look(middle, lines[i], played, _play(state)))
+                    middle = _play(state, action)(self.first)
+                    between = self.position(("middle", i), _play(state, action))
+                    decision = _Part(i, DECISION, _Look(middle, lines[i]), between, here)
                 cause = DRAW if action.type == "end-turn" else THEFT
-                luck = _Part(i, cause, _Look(lines[i + 1], middle, _play(after), played))
+                luck = _Part(i, cause, _Look(lines[i + 1], middle), then, between)
             elif choice:
-                look = _Look(lines[i + 1], lines[i], _play(after), _play(state))
-                decision = _Part(i, DECISION, look)
+                decision = _Part(i, DECISION, _Look(lines[i + 1], lines[i]), then, here)
             moments.append(
                 Moment(
                     index=i,
@@ -411,7 +455,7 @@ class _Reviewer:
     def settle(self, questions: Sequence[_Question]) -> None:
         """Second looks: every question its first (:data:`SECOND_LOOK_FIRST` times the cheap
         pass's futures); then, within :data:`SECOND_LOOK_BUDGET` play-outs, the open question
-        with the fewest futures is doubled (the nearest to clear of its threshold first among
+        with the fewest futures is grown (the nearest to clear of its threshold first among
         equals), until each is clear or has :data:`SECOND_LOOK_MOST`: every close call gets as
         many futures before any gets more."""
         first = SECOND_LOOK_FIRST * self.iterations
@@ -426,7 +470,7 @@ class _Reviewer:
             if question.count >= most:
                 waiting.remove(question)
                 continue
-            spent += question.grow(2 * question.count)
+            spent += question.grow(min(most, _grown(question.count)))
             if question.is_clear():
                 waiting.remove(question)
             self.tell(2 * len(self.actions) + len(self.actions) * spent // budget)
@@ -439,7 +483,7 @@ class _Reviewer:
         for part in parts:
             found = part.look.largest(self.players)[1]
             if abs(found.mean) + SCREEN * found.error >= TURNING:
-                questions.append(_PartQuestion(part, self.players, self.second_futures))
+                questions.append(_PartQuestion(part, self.players, self.extend))
         return questions
 
     def named_points(self, moments: list[Moment], questions: list[_PartQuestion],
@@ -454,14 +498,14 @@ class _Reviewer:
             if last.value() - next_.value() >= apart or max(last.count, next_.count) >= cap:
                 break
             for question in (last, next_):
-                question.grow(min(cap, 2 * question.count))
+                self.spent += question.grow(min(cap, _grown(question.count)))
             named = sorted((q for q in named if q.is_named()), key=lambda q: -q.value())
         out = []
         for question in sorted(
             named[:most], key=lambda q: (q.part.index, q.part.cause != DECISION)
         ):
             part = question.part
-            look = part.second or part.look
+            look = part.current()
             who, found = part.largest(self.players)
             moment = moments[part.index]
             cards: tuple[tuple[int, tuple[str, ...]], ...] = ()
@@ -498,8 +542,16 @@ class _Question:
 
     threshold = 0.0
     count = 0  # the futures of the second look so far
+    _measured: tuple[int, Difference] | None = None
 
     def size(self) -> Difference:
+        """The estimate at ``count`` futures (measured once for each count: the second
+        looks ask it of every open question at every step)."""
+        if self._measured is None or self._measured[0] != self.count:
+            self._measured = (self.count, self.measure())
+        return self._measured[1]
+
+    def measure(self) -> Difference:
         raise NotImplementedError
 
     def value(self) -> float:
@@ -530,28 +582,24 @@ class _PartQuestion(_Question):
     threshold = TURNING
 
     def __init__(self, part: _Part, players: int,
-                 fresh: Callable[[int, int], list[Future]]) -> None:  # fmt: skip
+                 extend: Callable[[_Position, int], int]) -> None:  # fmt: skip
         self.part = part
         self.players = players
-        self.fresh = fresh
+        self.extend = extend
 
-    def size(self) -> Difference:
+    def measure(self) -> Difference:
         return self.part.largest(self.players)[1]
 
     def value(self) -> float:
         return abs(self.size().mean)
 
     def grow(self, stop: int) -> int:
-        part, start = self.part, self.count
-        if stop <= start:
+        part = self.part
+        if stop <= self.count:
             return 0
-        some = self.fresh(start, stop)
-        if part.second is None:
-            look = part.look
-            part.second = _Look([], [], look.play_after, look.play_before)
-        part.second.grow(some)
-        self.count = stop
-        return 2 * len(some)
+        played = self.extend(part.after, stop) + self.extend(part.before, stop)
+        part.count = self.count = stop
+        return played
 
 
 class _MoveQuestion(_Question):
@@ -605,7 +653,7 @@ class _MoveQuestion(_Question):
         losses = self.losses()
         return max(range(len(losses)), key=lambda k: losses[k].mean)
 
-    def size(self) -> Difference:
+    def measure(self) -> Difference:
         return self.losses()[self.best()]
 
     def grow(self, stop: int) -> int:

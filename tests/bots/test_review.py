@@ -18,6 +18,8 @@ from gotown.bots.review import (
     DRAW,
     MISTAKE,
     TURNING,
+    _PartQuestion,
+    _Reviewer,
     loss_words,
     quick_iterations,
     review,
@@ -97,6 +99,22 @@ def test_a_decision_that_swung_the_game_is_named_as_one() -> None:
     decision = found.moments[0].decision
     assert decision is not None and decision[0] < -0.5  # ending threw the win away
     assert (0, DECISION, 0) in [(t.index, t.cause, t.who) for t in found.turning_points]
+
+
+def test_a_second_look_plays_each_position_once_a_future_for_every_part_that_reads_it() -> None:
+    # Seat 0 ends its turn with a choice, and seat 1 draws (R7b), then builds: the end's
+    # decision and its draw share the position between them (the end played, the card not
+    # yet known), the draw and seat 1's build the position after the draw.
+    position = _position([["4", "5", "6"], ["2", "7", "3"]], [FOUR_FLOORS, []])
+    actions = [{"type": "end-turn"}, {"type": "build", "cards": ["2", "7"]}]
+    reviewer = _Reviewer(Record.from_json({"position": position, "actions": actions}),
+                         0, 16, 0, None)  # fmt: skip
+    _, parts = reviewer.moments(reviewer.lines())
+    assert [(p.index, p.cause) for p in parts] == [(0, DECISION), (0, DRAW), (1, DECISION)]
+    questions = [_PartQuestion(part, 2, reviewer.extend) for part in parts]
+    played = sum(question.grow(40) for question in questions)
+    assert played == 4 * 40  # four positions, each played once in each future (not six)
+    assert all(q.size().count == 40 for q in questions)
 
 
 def test_the_advice_uses_only_the_reviewing_seats_view_and_the_chances_every_hand() -> None:
