@@ -14,16 +14,17 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import create_engine, delete, event, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from .storage_commit import GroupCommit
 from .storage_people import PlayerStore
 from .storage_ratings import RatingStore
 from .storage_turns import TurnRecord, TurnStore, write_turn
@@ -41,8 +42,6 @@ from .tables import (
 )
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -117,69 +116,6 @@ class ConflictError(Exception):
 class SeatChangedError(ConflictError):
     """The seat is no longer played as the action said (a person took it back from its bot,
     or it was handed to a bot), on another process since this one looked."""
-
-
-@dataclass(eq=False)
-class _Write:
-    work: Callable[[Connection], Any]
-    done: bool = False
-    result: Any = None
-    error: BaseException | None = None
-
-
-class GroupCommit:
-    """Writes to one SQLite database committed together. Each commit waits until its log is on
-    the disk (``synchronous=FULL``: an fsync, 3 to 10 ms here), so writes that take turns one
-    commit each stop at a few hundred a second, and their waits add up: 1,000 open games at
-    200 moves a second queued for seconds. Every write is queued before it waits for the
-    writer's lock; whoever takes the lock runs every queued write in one transaction, one
-    commit, and the others find theirs done. When one of them fails, that transaction is rolled
-    back and each is run again alone: a write's failure stays its own."""
-
-    def __init__(self, engine: Engine, writer: threading.Lock) -> None:
-        self._engine = engine
-        self._writer = writer
-        self._queued: list[_Write] = []
-        self._queue_lock = threading.Lock()
-
-    def run(self, work: Callable[[Connection], T]) -> T:
-        """``work(connection)`` committed (with whatever else is queued); its result."""
-        write = _Write(work)
-        with self._queue_lock:
-            self._queued.append(write)
-        with self._writer:
-            if not write.done:
-                with self._queue_lock:
-                    batch, self._queued = self._queued, []
-                self._commit(batch)
-        if write.error is not None:
-            raise write.error
-        result: T = write.result
-        return result
-
-    def _commit(self, batch: list[_Write]) -> None:
-        try:
-            if len(batch) > 1:
-                try:
-                    with self._engine.begin() as connection:
-                        results = [write.work(connection) for write in batch]
-                except Exception:  # (rolled back: each alone below)
-                    pass
-                else:
-                    for write, result in zip(batch, results, strict=True):
-                        write.result, write.done = result, True
-                    return
-            for write in batch:
-                try:
-                    with self._engine.begin() as connection:
-                        write.result = write.work(connection)
-                except Exception as exc:
-                    write.error = exc
-                write.done = True
-        finally:
-            for write in batch:
-                if not write.done:  # (the thread was stopped meanwhile)
-                    write.error, write.done = RuntimeError("the write was not made"), True
 
 
 #: SQLite's ``synchronous`` levels a store may run at (see :class:`Store`).
