@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,27 +18,35 @@ from ..helpers import new_game, wait_until
 from .test_deadlines import DAY, advance, paced_table
 
 
+class SlowBots:
+    """Bots that think until released, at the tables ``slow(live)`` picks (as slow `expert`
+    tables would); a ``random`` bot elsewhere. ``thinking`` counts those thinking."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, slow: Callable[[Any], bool]) -> None:
+        self.release = threading.Event()
+        self.thinking = threading.Semaphore(0)
+        watched = self
+
+        class SlowBot:
+            def choose(self, view: Any, legal: Any) -> Any:
+                watched.thinking.release()
+                watched.release.wait(timeout=60)
+                return legal[-1]
+
+        def bot_for(bots: Bots, live: Any, seat: int) -> Any:
+            return SlowBot() if slow(live) else make_bot("random", seed=seat)
+
+        monkeypatch.setattr(Bots, "bot_for", bot_for)
+
+
 def test_tables_of_bots_only_never_hold_up_a_bot_facing_a_person(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Anyone may start tables of bots only, as many as the rate limit allows. Here their bots
     # think for as long as the test wants (as many slow `expert` tables would): more of them
     # than the bots' workers must still leave a person's table its bot.
-    release = threading.Event()
-    thinking = threading.Semaphore(0)
-
-    class SlowBot:
-        def choose(self, view: Any, legal: Any) -> Any:
-            thinking.release()
-            release.wait(timeout=60)
-            return legal[-1]
-
-    def bot_for(self: Bots, live: Any, seat: int) -> Any:
-        if all(s.kind == "bot" for s in live.stored.seats):
-            return SlowBot()
-        return make_bot("random", seed=seat)
-
-    monkeypatch.setattr(Bots, "bot_for", bot_for)
+    bots = SlowBots(monkeypatch, lambda live: all(s.kind == "bot" for s in live.stored.seats))
+    release, thinking = bots.release, bots.thinking
     try:
         for seed in (1, 2, 3):
             new_game(client, ["bot", "bot"], seed=seed)
@@ -58,21 +67,8 @@ def test_turn_based_tables_bots_never_hold_up_a_live_tables_bot(
     # A burst of missed turns (a thousand deadlines due in the same minute) sets as many
     # stand-ins thinking: they think in the turn-based tables' own worker, one at a time, and
     # a live table's bot against a person moves meanwhile.
-    release = threading.Event()
-    thinking = threading.Semaphore(0)
-
-    class SlowBot:
-        def choose(self, view: Any, legal: Any) -> Any:
-            thinking.release()
-            release.wait(timeout=60)
-            return legal[-1]
-
-    def bot_for(self: Bots, live: Any, seat: int) -> Any:
-        if live.stored.pace is not None:
-            return SlowBot()
-        return make_bot("random", seed=seat)
-
-    monkeypatch.setattr(Bots, "bot_for", bot_for)
+    bots = SlowBots(monkeypatch, lambda live: live.stored.pace is not None)
+    release, thinking = bots.release, bots.thinking
     with TestClient(create_app(settings.with_(test_clock=True))) as client:
         try:
             for seed in (1, 2, 3):
